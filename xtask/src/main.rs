@@ -1,0 +1,60 @@
+//! `cargo xtask <command>`: the project's automation, in Rust so it runs
+//! wherever cargo does. Every command that needs tools calls `setup` first.
+
+mod bench;
+mod serve;
+mod setup;
+mod synth;
+mod test;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Project automation for codegraph insights")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Install what is missing (wasm32 target, clang, Trunk, wasm-bindgen CLI, Chromium, playwright-core). Idempotent.
+    Setup,
+    /// Build the page with Trunk and serve it, with the bundled demo, on 127.0.0.1.
+    Serve(serve::Args),
+    /// Run every test: native workspace tests, wasm tests in headless Chromium, browser end-to-end tests.
+    Test(test::Args),
+    /// Benchmarks that print figures (see docs/benchmarks.md).
+    Bench(bench::Args),
+    /// Write a synthetic but realistic model.jsonl.
+    Synth(synth::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Setup => setup::run(),
+        Command::Serve(args) => serve::run(args),
+        Command::Test(args) => test::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Synth(args) => synth::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (the parent of `xtask/`).
+pub fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives inside the workspace")
+        .to_path_buf()
+}
+
+pub type Result<T = ()> = std::result::Result<T, String>;

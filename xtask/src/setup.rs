@@ -1,0 +1,3 @@
+pub fn run() -> crate::Result {
+    Err("not implemented yet".into())
+}
