@@ -7,3 +7,7 @@
 pub mod order;
 
 pub use order::{cmp_utf16, sort_utf16, utf16_len};
+pub mod json;
+pub mod literal;
+
+pub use literal::{Literal, NamedArgument};

@@ -1,0 +1,94 @@
+//! JSON text exactly as JavaScript's `JSON.stringify` writes it: the bytes the
+//! codegraph CLI hashes and exports. serde_json already escapes strings the
+//! same way (`"`, `\\`, control characters); numbers need JavaScript's layout.
+
+use std::fmt::Write;
+
+/// Writes `n` as JavaScript's `Number.prototype.toString()` (and
+/// `JSON.stringify`) would: `1` not `1.0`, `1e+21`, `1e-7`, `-0` as `0`.
+/// Non-finite numbers become `null`, as `JSON.stringify` writes them.
+pub fn write_js_number(out: &mut String, n: f64) {
+    if !n.is_finite() {
+        out.push_str("null");
+        return;
+    }
+    if n == 0.0 {
+        out.push('0');
+        return;
+    }
+    // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
+    let sci = format!("{:e}", n.abs());
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
+    let exp: i32 = exp.parse().expect("exponent is an integer");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let k = digits.len() as i32; // number of significant digits
+    let point = exp + 1; // position of the decimal point relative to the digits
+    if n < 0.0 {
+        out.push('-');
+    }
+    if k <= point && point <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', (point - k) as usize));
+    } else if 0 < point && point <= 21 {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    } else if -6 < point && point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let e = point - 1;
+        let _ = write!(out, "e{}{}", if e >= 0 { "+" } else { "-" }, e.abs());
+    }
+}
+
+/// [`write_js_number`] into a new string.
+pub fn js_number(n: f64) -> String {
+    let mut s = String::new();
+    write_js_number(&mut s, n);
+    s
+}
+
+/// Writes `s` as a JSON string literal (JavaScript escaping).
+pub fn write_js_string(out: &mut String, s: &str) {
+    // serde_json's escaping matches JSON.stringify for every valid Rust string.
+    out.push_str(&serde_json::to_string(s).expect("strings always serialize"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_as_javascript_prints_them() {
+        for (n, js) in [
+            (1.0, "1"),
+            (-3.0, "-3"),
+            (0.5, "0.5"),
+            (-0.0, "0"),
+            (123456789.125, "123456789.125"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (f64::NAN, "null"),
+            (2.5e300, "2.5e+300"),
+        ] {
+            assert_eq!(js_number(n), js, "for {n:?}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_like_json_stringify() {
+        let mut s = String::new();
+        write_js_string(&mut s, "a\"b\\c\n\u{1}é\u{7f}");
+        assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001é\u{7f}\"");
+    }
+}
