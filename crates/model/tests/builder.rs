@@ -460,3 +460,20 @@ fn arguments(v: &serde_json::Value, key: &dyn Fn(&serde_json::Value) -> Key) -> 
         .map(|a| NamedArgument { name: a["name"].as_str().unwrap().to_owned(), value: literal(&a["value"], key) })
         .collect()
 }
+
+/// What the builder writes, the reader reads back without errors or findings.
+#[test]
+fn builder_output_reads_back_clean() {
+    for (name, b) in [("acme", acme())] {
+        let text = b.build().unwrap();
+        let model = model::read_model(text.as_bytes(), name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(model.findings().is_empty(), "{name}: {:?}", model.findings().kept);
+        assert_eq!(model.entity_count(), 18);
+        assert_eq!(model.edge_count(), 8);
+        assert_eq!(model.id(9), "java:com.acme.order/OrderService.bill(com.acme.order.Order)");
+    }
+    if let Some(text) = fixture("upstream-java/model.jsonl") {
+        let model = model::read_model(rebuild(&text).as_bytes(), "fixture").unwrap();
+        assert!(model.findings().is_empty(), "{:?}", model.findings().kept);
+    }
+}
