@@ -68,7 +68,7 @@ impl Span {
 #[derive(Clone, Debug)]
 pub(crate) struct EntityRec {
     pub kind: u16,
-    pub trait_set: u16,
+    pub trait_set: u32,
     /// 0 absent, 1 false, 2 true.
     pub is_stub: u8,
     pub module: u32,
@@ -501,5 +501,16 @@ impl std::ops::Deref for EdgeRef<'_> {
     type Target = Edge;
     fn deref(&self) -> &Edge {
         self.edge
+    }
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("lang", &self.header.lang)
+            .field("files", &self.files.len())
+            .field("entities", &self.entities.len())
+            .field("edges", &self.edges.len())
+            .finish()
     }
 }

@@ -32,4 +32,3 @@ pub use literal::{Literal, NamedArgument};
 pub use order::{cmp_utf16, sort_utf16, utf16_len};
 pub use reader::{read_model, read_model_with_progress, ModelReader};
 pub use vocab::{EdgeKind, Provenance, Trait, TraitMask};
-pub mod builder;

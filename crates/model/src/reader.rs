@@ -108,7 +108,7 @@ pub struct ModelReader {
     m: Model,
     empty: Str,
     forward: Option<ForwardRef>,
-    trait_set_ids: HashMap<Vec<u8>, u16>,
+    trait_set_ids: HashMap<Vec<u8>, u32>,
     natural_keys: HashSet<(Str, Str, u32)>,
     prev_key: Option<(Str, Str, u32)>,
     prev_edge: Option<Edge>,
@@ -322,16 +322,21 @@ impl ModelReader {
     }
 
     fn parse<'a, T: serde::Deserialize<'a>>(&self, record: Record, text: &'a str) -> Result<T, ModelError> {
-        wire::parse(text).map_err(|e| self.json_error(Some(record), &e))
+        wire::parse(text).map_err(|e| {
+            // A syntax error inside a value surfaces as a data error naming the
+            // key; report the line's JSON syntax error instead.
+            match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Err(syntax) if !syntax.is_data() => self.json_error(None, &syntax),
+                _ => self.json_error(Some(record), &e),
+            }
+        })
     }
 
     fn json_error(&self, record: Option<Record>, e: &serde_json::Error) -> ModelError {
         if e.is_data() {
             self.error(self.line, record, Rule::Schema, wire::describe(e))
         } else {
-            let rec = record.map(|r| format!("{} ", r.as_str())).unwrap_or_default();
-            // The record name goes inside the message for syntax errors.
-            self.error(self.line, None, Rule::Json, format!("{rec}is not valid JSON: {}", wire::describe(e)))
+            self.error(self.line, None, Rule::Json, format!("is not valid JSON: {}", wire::describe(e)))
         }
     }
 
@@ -407,6 +412,9 @@ impl ModelReader {
             }
         }
         let dict = h.dict.ok_or_else(|| e(Rule::Schema, "lacks \"dict\" (the kinds, traits, edges and provenance dictionaries)".into()))?;
+        if dict.kinds.len() > u16::MAX as usize {
+            return Err(e(Rule::Dictionary, format!("dict.kinds has {} entries; at most {} are supported", dict.kinds.len(), u16::MAX)));
+        }
         let mut seen = HashSet::new();
         if let Some(k) = dict.kinds.iter().find(|k| !seen.insert(k.as_str())) {
             return Err(e(Rule::Dictionary, format!("dict.kinds lists \"{k}\" twice")));
@@ -527,10 +535,10 @@ impl ModelReader {
             return Err(self.error(line, rec, Rule::Identity, "\"s\" contains NUL"));
         }
         if is_module && (s.contains('/') || s.contains('#')) {
-            return Err(self.error(line, rec, Rule::Identity, format!("module path {:?} may not contain '/' or '#'", &*s)));
+            return Err(self.error(line, rec, Rule::Identity, format!("module path {:?} may not contain '/' or '#'", &**s)));
         }
         if !is_module && s.contains('#') {
-            return Err(self.error(line, rec, Rule::Identity, format!("symbol {:?} may not contain '#'", &*s)));
+            return Err(self.error(line, rec, Rule::Identity, format!("symbol {:?} may not contain '#'", &**s)));
         }
         let symbol = self.m.strings.intern(&s);
         let disambiguator = match &e.d {
@@ -659,7 +667,7 @@ impl ModelReader {
         Ok(())
     }
 
-    fn trait_set(&mut self, tr: &[Index]) -> Result<(u16, TraitMask), ModelError> {
+    fn trait_set(&mut self, tr: &[Index]) -> Result<(u32, TraitMask), ModelError> {
         let n = self.m.header.traits.len() as u64;
         let mut key = Vec::with_capacity(tr.len());
         for t in tr {
@@ -677,7 +685,7 @@ impl ModelReader {
         }
         let list: Vec<Trait> = key.iter().map(|&t| self.m.header.traits[t as usize]).collect();
         let mask = TraitMask::of(&list);
-        let id = self.m.trait_sets.len() as u16;
+        let id = self.m.trait_sets.len() as u32;
         self.m.trait_sets.push(TraitSet { list, mask });
         self.trait_set_ids.insert(key, id);
         Ok((id, mask))
