@@ -1,0 +1,11 @@
+//! The dedicated Worker binary (Trunk `data-bin="worker" data-type="worker"`).
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    web::worker::start();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("the worker only runs in a browser: use `cargo xtask serve`");
+}
