@@ -1,6 +1,155 @@
-#[derive(clap::Args)]
-pub struct Args {}
+//! `cargo xtask test`: every test, in three stages.
+//!
+//! 1. `native`: `cargo test --workspace`.
+//! 2. `wasm`: the pure crates' `wasm-bindgen-test`s, in headless Chromium
+//!    (a dedicated worker) through `wasm-bindgen-test-runner` + chromedriver.
+//! 3. `e2e`: `trunk build --release`, serve `dist/` on a free 127.0.0.1 port,
+//!    then `node --test tests/e2e/` (playwright-core driving /usr/bin/chromium).
+//!
+//! All selected stages run even when one fails; the exit code is non-zero
+//! if any failed, and the last line reads `N passed, M failed`.
 
-pub fn run(_args: Args) -> crate::Result {
-    Err("not implemented yet".into())
+use crate::root;
+use crate::serve::{trunk_build, StaticServer};
+use crate::setup::{self, cargo, e2e_dir, run_cmd, which, WASM_TARGET};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+/// Crates whose tests also run as wasm32 in the browser.
+const WASM_CRATES: &[&str] = &["model"];
+
+/// Chromium flags for wasm-bindgen-test-runner's chromedriver session (it
+/// adds `headless`, `no-sandbox` and `disable-dev-shm-usage` itself).
+const CHROME_ARGS: &[&str] = &[
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Stage {
+    Native,
+    Wasm,
+    E2e,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Skip the stages that need a browser (wasm, e2e).
+    #[arg(long, conflicts_with = "only")]
+    no_browser: bool,
+    /// Run just one stage.
+    #[arg(long, value_enum)]
+    only: Option<Stage>,
+}
+
+pub fn run(args: Args) -> crate::Result {
+    setup::run()?;
+    let stages: Vec<Stage> = match (args.only, args.no_browser) {
+        (Some(stage), _) => vec![stage],
+        (None, true) => vec![Stage::Native],
+        (None, false) => vec![Stage::Native, Stage::Wasm, Stage::E2e],
+    };
+    let mut results = Vec::new();
+    for stage in stages {
+        println!("\n==> test stage {stage:?}");
+        let started = Instant::now();
+        let result = match stage {
+            Stage::Native => native(),
+            Stage::Wasm => wasm(),
+            Stage::E2e => e2e(),
+        };
+        let secs = started.elapsed().as_secs_f64();
+        match &result {
+            Ok(()) => println!("==> stage {stage:?}: ok ({secs:.1}s)"),
+            Err(e) => println!("==> stage {stage:?}: FAILED ({secs:.1}s): {e}"),
+        }
+        results.push((stage, result.is_ok(), secs));
+    }
+
+    println!("\ntest stages:");
+    for (stage, ok, secs) in &results {
+        let verdict = if *ok { "ok" } else { "FAILED" };
+        println!("  {:<8} {verdict:<7} {secs:>7.1}s", format!("{stage:?}"));
+    }
+    let failed = results.iter().filter(|r| !r.1).count();
+    println!("{} passed, {failed} failed", results.len() - failed);
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} test stage(s) failed"))
+    }
+}
+
+fn native() -> crate::Result {
+    run_cmd(cargo().current_dir(root()).args(["test", "--workspace"]))
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|p| if p.is_absolute() { p } else { root().join(p) })
+        .unwrap_or_else(|| root().join("target"))
+}
+
+fn wasm() -> crate::Result {
+    let chromedriver = ["/usr/bin/chromedriver"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .or_else(|| which("chromedriver"))
+        .ok_or("chromedriver not found (cargo xtask setup installs chromium-driver)")?;
+
+    // Capabilities for the runner's chromedriver session.
+    let webdriver_json = target_dir().join("xtask").join("webdriver.json");
+    std::fs::create_dir_all(webdriver_json.parent().unwrap()).map_err(|e| e.to_string())?;
+    let args: Vec<String> = CHROME_ARGS.iter().map(|a| format!("\"{a}\"")).collect();
+    let caps = format!(
+        "{{\"goog:chromeOptions\": {{\"args\": [{}], \"binary\": \"/usr/bin/chromium\"}}}}\n",
+        args.join(", ")
+    );
+    std::fs::write(&webdriver_json, caps).map_err(|e| e.to_string())?;
+
+    let mut cmd = cargo();
+    cmd.current_dir(root()).args(["test", "--target", WASM_TARGET]);
+    for krate in WASM_CRATES {
+        cmd.args(["-p", krate]);
+    }
+    cmd.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
+        .env("CHROMEDRIVER", &chromedriver)
+        .env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", &webdriver_json)
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "120")
+        // Never fall back to Node or another browser.
+        .env_remove("GECKODRIVER")
+        .env_remove("SAFARIDRIVER")
+        .env_remove("WASM_BINDGEN_USE_BROWSER")
+        .env_remove("NO_HEADLESS");
+    run_cmd(&mut cmd)
+}
+
+fn e2e() -> crate::Result {
+    if which("node").is_none() {
+        return Err("node is not installed (needed for the browser end-to-end tests)".into());
+    }
+    let built = Instant::now();
+    trunk_build(true)?;
+    println!("e2e: trunk build --release took {:.1}s", built.elapsed().as_secs_f64());
+
+    let server = StaticServer::start(&root().join("dist"), 0)?;
+    println!("e2e: serving dist/ at {}", server.url());
+    let result = run_cmd(
+        Command::new("node")
+            .current_dir(root())
+            .args(["--test", "--test-reporter=spec"])
+            .arg(e2e_dir())
+            .env("E2E_BASE_URL", server.url()),
+    );
+    drop(server);
+    result
 }
