@@ -40,7 +40,8 @@ pub struct Args {
 pub fn run(args: Args) -> crate::Result {
     let started = Instant::now();
     let b = generate(args.entities, args.edges, args.seed)?;
-    let file = std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let file =
+        std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let w = b.write_to(file).map_err(|e| format!("synth: {e}"))?;
     println!(
         "synth: {} files, {} entities, {} edges, {} bytes, {:.2} s -> {}",
@@ -67,11 +68,17 @@ pub fn generate(entities: usize, edges: usize, seed: u64) -> crate::Result<Model
     g.packages_and_types(entities);
     g.members();
     if g.b.entity_count() != entities {
-        return Err(format!("synth: internal: {} entities instead of {entities}", g.b.entity_count()));
+        return Err(format!(
+            "synth: internal: {} entities instead of {entities}",
+            g.b.entity_count()
+        ));
     }
     g.edges(edges);
     if g.b.edge_count() != edges {
-        return Err(format!("synth: internal: {} edges instead of {edges}", g.b.edge_count()));
+        return Err(format!(
+            "synth: internal: {} edges instead of {edges}",
+            g.b.edge_count()
+        ));
     }
     Ok(g.b)
 }
@@ -95,7 +102,7 @@ impl Rng {
     }
     /// Uniform in [0, n); n > 0.
     fn below(&mut self, n: usize) -> usize {
-        ((self.next() >> 32) * n as u64 >> 32) as usize
+        (((self.next() >> 32) * n as u64) >> 32) as usize
     }
     fn range(&mut self, lo: usize, hi: usize) -> usize {
         lo + self.below(hi - lo + 1)
@@ -133,80 +140,504 @@ impl Rng {
 /// `!` exception, `^` interface, `=` enum; everything is written as a `class`
 /// stub, as the extractor does.
 const STUBS: &[(&str, &[&str])] = &[
-    ("java.lang", &["String", "Object", "@Override", "Long", "Integer", "Boolean", "!RuntimeException", "StringBuilder", "!IllegalArgumentException", "System", "Math", "^Runnable", "^Comparable", "!IllegalStateException", "@Deprecated", "@SuppressWarnings", "Double", "Enum", "Class", "!Exception", "^Iterable", "Thread", "^CharSequence", "^AutoCloseable", "@FunctionalInterface", "Character", "Number", "!NullPointerException", "!UnsupportedOperationException", "Void"]),
-    ("java.util", &["^List", "^Map", "ArrayList", "HashMap", "^Set", "Optional", "^Collection", "Collections", "Arrays", "Objects", "HashSet", "^Iterator", "LinkedHashMap", "UUID", "Locale", "Date", "^Comparator", "TreeMap", "LinkedList", "StringJoiner"]),
-    ("java.math", &["BigDecimal", "=RoundingMode", "BigInteger", "MathContext"]),
-    ("java.time", &["LocalDate", "LocalDateTime", "ZonedDateTime", "Instant", "Duration", "ZoneId", "OffsetDateTime", "=DayOfWeek"]),
-    ("jakarta.persistence", &["@Entity", "@Table", "@Column", "@ManyToOne", "@JoinColumn", "@OneToMany", "@Id", "@Transient", "^EntityManager", "=FetchType", "=CascadeType", "@Embeddable", "@Enumerated", "@OneToOne"]),
-    ("org.springframework.stereotype", &["@Service", "@Component", "@Repository"]),
-    ("org.springframework.transaction.annotation", &["@Transactional", "=Propagation"]),
-    ("org.springframework.beans.factory.annotation", &["@Autowired", "@Qualifier", "@Value"]),
-    ("java.util.function", &["^Function", "^Supplier", "^Consumer", "^Predicate", "^BiFunction", "^UnaryOperator"]),
+    (
+        "java.lang",
+        &[
+            "String",
+            "Object",
+            "@Override",
+            "Long",
+            "Integer",
+            "Boolean",
+            "!RuntimeException",
+            "StringBuilder",
+            "!IllegalArgumentException",
+            "System",
+            "Math",
+            "^Runnable",
+            "^Comparable",
+            "!IllegalStateException",
+            "@Deprecated",
+            "@SuppressWarnings",
+            "Double",
+            "Enum",
+            "Class",
+            "!Exception",
+            "^Iterable",
+            "Thread",
+            "^CharSequence",
+            "^AutoCloseable",
+            "@FunctionalInterface",
+            "Character",
+            "Number",
+            "!NullPointerException",
+            "!UnsupportedOperationException",
+            "Void",
+        ],
+    ),
+    (
+        "java.util",
+        &[
+            "^List",
+            "^Map",
+            "ArrayList",
+            "HashMap",
+            "^Set",
+            "Optional",
+            "^Collection",
+            "Collections",
+            "Arrays",
+            "Objects",
+            "HashSet",
+            "^Iterator",
+            "LinkedHashMap",
+            "UUID",
+            "Locale",
+            "Date",
+            "^Comparator",
+            "TreeMap",
+            "LinkedList",
+            "StringJoiner",
+        ],
+    ),
+    (
+        "java.math",
+        &["BigDecimal", "=RoundingMode", "BigInteger", "MathContext"],
+    ),
+    (
+        "java.time",
+        &[
+            "LocalDate",
+            "LocalDateTime",
+            "ZonedDateTime",
+            "Instant",
+            "Duration",
+            "ZoneId",
+            "OffsetDateTime",
+            "=DayOfWeek",
+        ],
+    ),
+    (
+        "jakarta.persistence",
+        &[
+            "@Entity",
+            "@Table",
+            "@Column",
+            "@ManyToOne",
+            "@JoinColumn",
+            "@OneToMany",
+            "@Id",
+            "@Transient",
+            "^EntityManager",
+            "=FetchType",
+            "=CascadeType",
+            "@Embeddable",
+            "@Enumerated",
+            "@OneToOne",
+        ],
+    ),
+    (
+        "org.springframework.stereotype",
+        &["@Service", "@Component", "@Repository"],
+    ),
+    (
+        "org.springframework.transaction.annotation",
+        &["@Transactional", "=Propagation"],
+    ),
+    (
+        "org.springframework.beans.factory.annotation",
+        &["@Autowired", "@Qualifier", "@Value"],
+    ),
+    (
+        "java.util.function",
+        &[
+            "^Function",
+            "^Supplier",
+            "^Consumer",
+            "^Predicate",
+            "^BiFunction",
+            "^UnaryOperator",
+        ],
+    ),
     ("java.util.stream", &["^Stream", "Collectors", "^IntStream"]),
-    ("org.springframework.jdbc.core", &["JdbcTemplate", "^RowMapper", "^ResultSetExtractor"]),
-    ("java.sql", &["^ResultSet", "!SQLException", "Types", "Timestamp"]),
-    ("jakarta.ws.rs", &["@Path", "@GET", "@POST", "@PUT", "@DELETE", "@Produces", "@Consumes", "@PathParam", "@QueryParam", "@Context", "@DefaultValue"]),
+    (
+        "org.springframework.jdbc.core",
+        &["JdbcTemplate", "^RowMapper", "^ResultSetExtractor"],
+    ),
+    (
+        "java.sql",
+        &["^ResultSet", "!SQLException", "Types", "Timestamp"],
+    ),
+    (
+        "jakarta.ws.rs",
+        &[
+            "@Path",
+            "@GET",
+            "@POST",
+            "@PUT",
+            "@DELETE",
+            "@Produces",
+            "@Consumes",
+            "@PathParam",
+            "@QueryParam",
+            "@Context",
+            "@DefaultValue",
+        ],
+    ),
     ("jakarta.ws.rs.core", &["MediaType", "^UriInfo", "Response"]),
-    ("org.springframework.data.jpa.repository", &["^JpaRepository", "^JpaSpecificationExecutor", "@Query", "@Modifying"]),
+    (
+        "org.springframework.data.jpa.repository",
+        &[
+            "^JpaRepository",
+            "^JpaSpecificationExecutor",
+            "@Query",
+            "@Modifying",
+        ],
+    ),
     ("org.slf4j", &["^Logger", "LoggerFactory"]),
-    ("com.google.gson", &["Gson", "JsonElement", "JsonObject", "JsonArray", "JsonParser", "GsonBuilder"]),
-    ("lombok", &["@Getter", "@Setter", "@RequiredArgsConstructor", "@Builder", "@AllArgsConstructor", "@NoArgsConstructor", "@Data", "@Slf4j"]),
-    ("io.swagger.v3.oas.annotations", &["@Operation", "@Parameter"]),
+    (
+        "com.google.gson",
+        &[
+            "Gson",
+            "JsonElement",
+            "JsonObject",
+            "JsonArray",
+            "JsonParser",
+            "GsonBuilder",
+        ],
+    ),
+    (
+        "lombok",
+        &[
+            "@Getter",
+            "@Setter",
+            "@RequiredArgsConstructor",
+            "@Builder",
+            "@AllArgsConstructor",
+            "@NoArgsConstructor",
+            "@Data",
+            "@Slf4j",
+        ],
+    ),
+    (
+        "io.swagger.v3.oas.annotations",
+        &["@Operation", "@Parameter"],
+    ),
     ("io.swagger.v3.oas.annotations.tags", &["@Tag"]),
-    ("java.util.concurrent", &["ConcurrentHashMap", "^ExecutorService", "=TimeUnit", "CompletableFuture", "^Callable"]),
-    ("org.apache.commons.lang3", &["StringUtils", "ObjectUtils", "BooleanUtils"]),
-    ("com.fasterxml.jackson.databind", &["ObjectMapper", "JsonNode"]),
-    ("java.io", &["^Serializable", "!IOException", "InputStream", "OutputStream", "File", "PrintStream"]),
-    ("org.springframework.context.annotation", &["@Bean", "@Configuration", "@Lazy"]),
+    (
+        "java.util.concurrent",
+        &[
+            "ConcurrentHashMap",
+            "^ExecutorService",
+            "=TimeUnit",
+            "CompletableFuture",
+            "^Callable",
+        ],
+    ),
+    (
+        "org.apache.commons.lang3",
+        &["StringUtils", "ObjectUtils", "BooleanUtils"],
+    ),
+    (
+        "com.fasterxml.jackson.databind",
+        &["ObjectMapper", "JsonNode"],
+    ),
+    (
+        "java.io",
+        &[
+            "^Serializable",
+            "!IOException",
+            "InputStream",
+            "OutputStream",
+            "File",
+            "PrintStream",
+        ],
+    ),
+    (
+        "org.springframework.context.annotation",
+        &["@Bean", "@Configuration", "@Lazy"],
+    ),
     ("java.time.format", &["DateTimeFormatter"]),
     ("java.nio.charset", &["StandardCharsets"]),
-    ("org.springframework.batch.core", &["^Job", "^Step", "StepExecution", "JobParameters"]),
-    ("org.springframework.security.core", &["^Authentication", "^GrantedAuthority"]),
-    ("org.springframework.http", &["ResponseEntity", "=HttpStatus"]),
+    (
+        "org.springframework.batch.core",
+        &["^Job", "^Step", "StepExecution", "JobParameters"],
+    ),
+    (
+        "org.springframework.security.core",
+        &["^Authentication", "^GrantedAuthority"],
+    ),
+    (
+        "org.springframework.http",
+        &["ResponseEntity", "=HttpStatus"],
+    ),
 ];
 
 const AREAS: &[&str] = &[
-    "portfolio", "accounting", "infrastructure", "organisation", "useradministration", "interoperation",
-    "template", "notification", "cob", "batch", "mix", "adhocquery", "spm", "commands", "integrationtests",
+    "portfolio",
+    "accounting",
+    "infrastructure",
+    "organisation",
+    "useradministration",
+    "interoperation",
+    "template",
+    "notification",
+    "cob",
+    "batch",
+    "mix",
+    "adhocquery",
+    "spm",
+    "commands",
+    "integrationtests",
 ];
 const SEGMENTS: &[&str] = &[
-    "loanaccount", "savings", "client", "group", "charge", "collateral", "account", "journalentry",
-    "glaccount", "closure", "provisioning", "rule", "office", "staff", "teller", "holiday", "workingdays",
-    "core", "security", "jobs", "dataqueries", "codes", "documentmanagement", "hooks", "reportmailingjob",
-    "creditbureau", "businessdate", "interestratechart", "fixeddeposit", "recurringdeposit", "shareaccounts",
-    "shareproducts", "loanproduct", "rescheduleloan", "guarantor", "floatingrates", "fund", "meeting",
-    "calendar", "address", "search", "survey", "note", "tax", "paymenttype", "paymentdetail", "delinquency",
-    "repaymentwithpostdatedchecks", "externalevent", "campaigns", "sms", "email", "entityaccess", "cache",
+    "loanaccount",
+    "savings",
+    "client",
+    "group",
+    "charge",
+    "collateral",
+    "account",
+    "journalentry",
+    "glaccount",
+    "closure",
+    "provisioning",
+    "rule",
+    "office",
+    "staff",
+    "teller",
+    "holiday",
+    "workingdays",
+    "core",
+    "security",
+    "jobs",
+    "dataqueries",
+    "codes",
+    "documentmanagement",
+    "hooks",
+    "reportmailingjob",
+    "creditbureau",
+    "businessdate",
+    "interestratechart",
+    "fixeddeposit",
+    "recurringdeposit",
+    "shareaccounts",
+    "shareproducts",
+    "loanproduct",
+    "rescheduleloan",
+    "guarantor",
+    "floatingrates",
+    "fund",
+    "meeting",
+    "calendar",
+    "address",
+    "search",
+    "survey",
+    "note",
+    "tax",
+    "paymenttype",
+    "paymentdetail",
+    "delinquency",
+    "repaymentwithpostdatedchecks",
+    "externalevent",
+    "campaigns",
+    "sms",
+    "email",
+    "entityaccess",
+    "cache",
 ];
 const LAYERS: &[&str] = &[
-    "api", "service", "domain", "data", "exception", "handler", "serialization", "mapper", "starter", "jobs",
-    "command", "filter", "config", "util", "validator", "calc", "event",
+    "api",
+    "service",
+    "domain",
+    "data",
+    "exception",
+    "handler",
+    "serialization",
+    "mapper",
+    "starter",
+    "jobs",
+    "command",
+    "filter",
+    "config",
+    "util",
+    "validator",
+    "calc",
+    "event",
 ];
 const NOUNS: &[&str] = &[
-    "Loan", "Account", "Savings", "Client", "Group", "Charge", "Transaction", "Repayment", "Schedule", "Product",
-    "Office", "Staff", "Fund", "Collateral", "Interest", "Rate", "Deposit", "Share", "Journal", "Entry", "Report",
-    "Template", "Command", "Installment", "Disbursement", "Guarantor", "Calendar", "Meeting", "Holiday", "Tax",
-    "Payment", "Detail", "Note", "Document", "Code", "Value", "Teller", "Cashier", "Provision", "Delinquency",
-    "Bucket", "Range", "Penalty", "Fee", "Waiver", "Allocation", "Balance", "Period", "Term", "Status", "Event",
-    "Business", "Date", "Chart", "Slab", "Officer", "Hierarchy", "Closure", "Accrual", "Reversal", "Adjustment",
+    "Loan",
+    "Account",
+    "Savings",
+    "Client",
+    "Group",
+    "Charge",
+    "Transaction",
+    "Repayment",
+    "Schedule",
+    "Product",
+    "Office",
+    "Staff",
+    "Fund",
+    "Collateral",
+    "Interest",
+    "Rate",
+    "Deposit",
+    "Share",
+    "Journal",
+    "Entry",
+    "Report",
+    "Template",
+    "Command",
+    "Installment",
+    "Disbursement",
+    "Guarantor",
+    "Calendar",
+    "Meeting",
+    "Holiday",
+    "Tax",
+    "Payment",
+    "Detail",
+    "Note",
+    "Document",
+    "Code",
+    "Value",
+    "Teller",
+    "Cashier",
+    "Provision",
+    "Delinquency",
+    "Bucket",
+    "Range",
+    "Penalty",
+    "Fee",
+    "Waiver",
+    "Allocation",
+    "Balance",
+    "Period",
+    "Term",
+    "Status",
+    "Event",
+    "Business",
+    "Date",
+    "Chart",
+    "Slab",
+    "Officer",
+    "Hierarchy",
+    "Closure",
+    "Accrual",
+    "Reversal",
+    "Adjustment",
 ];
 const SUFFIXES: &[&str] = &[
-    "Service", "ServiceImpl", "ReadPlatformService", "WritePlatformService", "ReadPlatformServiceImpl",
-    "WritePlatformServiceJpaRepositoryImpl", "Repository", "RepositoryWrapper", "Data", "ApiResource",
-    "CommandHandler", "Validator", "DataValidator", "Assembler", "Mapper", "Helper", "Util", "Constants",
-    "Enumerations", "JsonSerializer", "Processor", "Calculator", "Listener", "Configuration", "Factory",
-    "Builder", "Provider", "Request", "Response", "Summary", "", "", "",
+    "Service",
+    "ServiceImpl",
+    "ReadPlatformService",
+    "WritePlatformService",
+    "ReadPlatformServiceImpl",
+    "WritePlatformServiceJpaRepositoryImpl",
+    "Repository",
+    "RepositoryWrapper",
+    "Data",
+    "ApiResource",
+    "CommandHandler",
+    "Validator",
+    "DataValidator",
+    "Assembler",
+    "Mapper",
+    "Helper",
+    "Util",
+    "Constants",
+    "Enumerations",
+    "JsonSerializer",
+    "Processor",
+    "Calculator",
+    "Listener",
+    "Configuration",
+    "Factory",
+    "Builder",
+    "Provider",
+    "Request",
+    "Response",
+    "Summary",
+    "",
+    "",
+    "",
 ];
 const VERBS: &[&str] = &[
-    "create", "update", "delete", "retrieve", "find", "validate", "calculate", "apply", "handle", "process",
-    "get", "set", "is", "build", "map", "assemble", "to", "from", "compute", "post", "reverse", "approve",
-    "reject", "disburse", "close", "open", "activate", "assign", "transfer", "register", "load", "check",
+    "create",
+    "update",
+    "delete",
+    "retrieve",
+    "find",
+    "validate",
+    "calculate",
+    "apply",
+    "handle",
+    "process",
+    "get",
+    "set",
+    "is",
+    "build",
+    "map",
+    "assemble",
+    "to",
+    "from",
+    "compute",
+    "post",
+    "reverse",
+    "approve",
+    "reject",
+    "disburse",
+    "close",
+    "open",
+    "activate",
+    "assign",
+    "transfer",
+    "register",
+    "load",
+    "check",
 ];
 const VARS: &[&str] = &[
-    "loanId", "clientId", "command", "amount", "date", "transaction", "account", "result", "builder", "entity",
-    "data", "officeId", "charge", "sql", "params", "locale", "dateFormat", "jsonCommand", "changes", "principal",
-    "interest", "schedule", "installment", "status", "productId", "context", "user", "currency", "value", "index",
-    "errors", "element", "mapper", "count", "total", "page", "limit", "id", "name", "type",
+    "loanId",
+    "clientId",
+    "command",
+    "amount",
+    "date",
+    "transaction",
+    "account",
+    "result",
+    "builder",
+    "entity",
+    "data",
+    "officeId",
+    "charge",
+    "sql",
+    "params",
+    "locale",
+    "dateFormat",
+    "jsonCommand",
+    "changes",
+    "principal",
+    "interest",
+    "schedule",
+    "installment",
+    "status",
+    "productId",
+    "context",
+    "user",
+    "currency",
+    "value",
+    "index",
+    "errors",
+    "element",
+    "mapper",
+    "count",
+    "total",
+    "page",
+    "limit",
+    "id",
+    "name",
+    "type",
 ];
 const PRIMITIVES: &[&str] = &["long", "int", "boolean", "double", "int[]", "byte[]"];
 const DOCS: &[&str] = &[
@@ -368,17 +799,37 @@ impl Gen {
         let mut seen = HashSet::new();
         while picked.len() < want_types {
             if vendor_pkgs.is_empty() || self.rng.chance(0.08) {
-                vendor_pkgs.push(format!("com.vendor{}.{}", vendor_pkgs.len(), self.rng.pick(SEGMENTS)));
+                vendor_pkgs.push(format!(
+                    "com.vendor{}.{}",
+                    vendor_pkgs.len(),
+                    self.rng.pick(SEGMENTS)
+                ));
             }
             let p = STUBS.len() + self.rng.below(vendor_pkgs.len());
-            let name = format!("{}{}", self.rng.pick(NOUNS), self.rng.pick(&["Client", "Support", "Factory", "Util", "Context", "Handler", "Spec", "Event"]));
+            let name = format!(
+                "{}{}",
+                self.rng.pick(NOUNS),
+                self.rng.pick(&[
+                    "Client", "Support", "Factory", "Util", "Context", "Handler", "Spec", "Event"
+                ])
+            );
             if seen.insert((p, name.clone())) {
-                let hint = if self.rng.chance(0.1) { StubHint::Annotation } else if self.rng.chance(0.1) { StubHint::Interface } else { StubHint::Class };
+                let hint = if self.rng.chance(0.1) {
+                    StubHint::Annotation
+                } else if self.rng.chance(0.1) {
+                    StubHint::Interface
+                } else {
+                    StubHint::Class
+                };
                 picked.push((p, name, hint));
             }
         }
         let pkg_path = |p: usize| -> String {
-            if p < STUBS.len() { STUBS[p].0.to_owned() } else { vendor_pkgs[p - STUBS.len()].clone() }
+            if p < STUBS.len() {
+                STUBS[p].0.to_owned()
+            } else {
+                vendor_pkgs[p - STUBS.len()].clone()
+            }
         };
         let mut declared_pkgs = HashSet::new();
         for (p, name, hint) in picked {
@@ -388,7 +839,10 @@ impl Gen {
                 self.stub_pkgs.push(r);
             }
             let r = self.b.java_stub_type(&path, &name).id();
-            self.stub_types.push(TypeRef { r, fqn: format!("{path}.{name}") });
+            self.stub_types.push(TypeRef {
+                r,
+                fqn: format!("{path}.{name}"),
+            });
             match hint {
                 StubHint::Annotation => self.stub_annotations.push(r),
                 StubHint::Exception => self.stub_exceptions.push(r),
@@ -423,10 +877,22 @@ impl Gen {
         while paths.len() < pkgs {
             attempts += 1;
             let parent = self.rng.skewed(paths.len().min(64)).min(paths.len() - 1);
-            let parent = if self.rng.chance(0.5) { self.rng.below(paths.len()) } else { parent };
+            let parent = if self.rng.chance(0.5) {
+                self.rng.below(paths.len())
+            } else {
+                parent
+            };
             let depth = paths[parent].matches('.').count();
-            let seg = if depth < 5 { *self.rng.pick(SEGMENTS) } else { *self.rng.pick(LAYERS) };
-            let seg = if attempts > 20 * pkgs { format!("{seg}{attempts}") } else { seg.to_owned() };
+            let seg = if depth < 5 {
+                *self.rng.pick(SEGMENTS)
+            } else {
+                *self.rng.pick(LAYERS)
+            };
+            let seg = if attempts > 20 * pkgs {
+                format!("{seg}{attempts}")
+            } else {
+                seg.to_owned()
+            };
             // Some sub-packages skip a level that holds no types: their parent is
             // then the nearest ANCESTOR corpus package.
             let path = if self.rng.chance(0.1) {
@@ -447,7 +913,12 @@ impl Gen {
                     self.b.java_subpackage(path, pr).id()
                 }
             };
-            self.pkgs.push(Pkg { path: path.clone(), r, files: Vec::new(), types: Vec::new() });
+            self.pkgs.push(Pkg {
+                path: path.clone(),
+                r,
+                files: Vec::new(),
+                types: Vec::new(),
+            });
         }
 
         // Parentless stubs invented inside corpus packages (§12.2).
@@ -456,14 +927,20 @@ impl Gen {
             let path = self.pkgs[p].path.clone();
             let name = format!("{}{}Gateway{k}", self.rng.pick(NOUNS), self.rng.pick(NOUNS));
             let r = self.b.java_parentless_stub_type(&path, &name).id();
-            self.stub_types.push(TypeRef { r, fqn: format!("{path}.{name}") });
+            self.stub_types.push(TypeRef {
+                r,
+                fqn: format!("{path}.{name}"),
+            });
         }
 
         // Budgets per file: log-normal sizes summing exactly to the corpus budget.
         let weights: Vec<f64> = (0..files).map(|_| self.rng.lognormal(0.8)).collect();
         let total: f64 = weights.iter().sum();
         let spare = corpus - 3 * files;
-        let mut budgets: Vec<usize> = weights.iter().map(|w| 3 + (spare as f64 * w / total) as usize).collect();
+        let mut budgets: Vec<usize> = weights
+            .iter()
+            .map(|w| 3 + (spare as f64 * w / total) as usize)
+            .collect();
         let mut sum: usize = budgets.iter().sum();
         while sum < corpus {
             let i = self.rng.below(files);
@@ -474,7 +951,11 @@ impl Gen {
         // Top-level types: every package gets one, the rest skewed to big packages.
         let mut names_in_pkg: Vec<HashSet<String>> = vec![HashSet::new(); self.pkgs.len()];
         for (f, &budget) in budgets.iter().enumerate() {
-            let pkg = if f < self.pkgs.len() { f } else { self.rng.skewed(self.pkgs.len()) };
+            let pkg = if f < self.pkgs.len() {
+                f
+            } else {
+                self.rng.skewed(self.pkgs.len())
+            };
             let (kind, exception) = match self.rng.below(100) {
                 0..=4 => (Kind::Class, true),
                 5..=74 => (Kind::Class, false),
@@ -487,10 +968,25 @@ impl Gen {
                 let base = format!("{}{}", self.rng.pick(NOUNS), self.rng.pick(NOUNS));
                 let suffix = match kind {
                     _ if exception => "NotFoundException",
-                    Kind::Interface => *self.rng.pick(&["Service", "Repository", "ReadPlatformService", "Handler", "Provider", ""]),
-                    Kind::Enum => *self.rng.pick(&["Type", "Status", "Enum", "Frequency", "Method"]),
+                    Kind::Interface => *self.rng.pick(&[
+                        "Service",
+                        "Repository",
+                        "ReadPlatformService",
+                        "Handler",
+                        "Provider",
+                        "",
+                    ]),
+                    Kind::Enum => {
+                        *self
+                            .rng
+                            .pick(&["Type", "Status", "Enum", "Frequency", "Method"])
+                    }
                     Kind::Record => *self.rng.pick(&["Data", "Request", "Response", "Summary"]),
-                    Kind::Annotation => *self.rng.pick(&["Audited", "Validated", "Command", "Secured"]),
+                    Kind::Annotation => {
+                        *self
+                            .rng
+                            .pick(&["Audited", "Validated", "Command", "Secured"])
+                    }
                     Kind::Class => *self.rng.pick(SUFFIXES),
                 };
                 let name = format!("{base}{suffix}");
@@ -503,7 +999,9 @@ impl Gen {
             self.files.push(path);
             self.pkgs[pkg].files.push(file);
             let fqn = format!("{}.{name}", self.pkgs[pkg].path);
-            let r = self.b.r(Key::new(self.pkgs[pkg].path.clone(), name.clone()));
+            let r = self
+                .b
+                .r(Key::new(self.pkgs[pkg].path.clone(), name.clone()));
             self.pkgs[pkg].types.push(self.types.len());
             self.types.push(TypeInfo {
                 r,
@@ -536,14 +1034,18 @@ impl Gen {
     /// Declares type `t` (already in `self.types`) and fills it with exactly
     /// `budget` entities (itself included).
     fn declare_type(&mut self, t: usize, owner: Ref, budget: usize, line: &mut u32, depth: u32) {
-        let (kind, name, file) = (self.types[t].kind, self.types[t].name.clone(), self.types[t].file);
+        let (kind, name, file) = (
+            self.types[t].kind,
+            self.types[t].name.clone(),
+            self.types[t].file,
+        );
         let path = self.files[file].clone();
         let annotations = self.rng.geom(0.6) as u32;
         let start = *line;
         *line += annotations + 1;
         let mut e = self.b.java_type(kind.name(), owner, &name);
         if self.rng.chance(0.4) {
-            e.doc(*self.rng.pick(DOCS));
+            e.doc(DOCS[self.rng.below(DOCS.len())]);
         }
         let r = e.id();
         debug_assert_eq!(r, self.types[t].r);
@@ -576,7 +1078,13 @@ impl Gen {
                     m.declared_type(ty.r);
                 }
                 let mr = m.id();
-                self.sites.push(Site { r: mr, file, start, end: start, ty: t });
+                self.sites.push(Site {
+                    r: mr,
+                    file,
+                    start,
+                    end: start,
+                    ty: t,
+                });
                 used.insert(format!("{cname}()"));
             }
             let fqns: Vec<&str> = comps.iter().map(|c| c.2.as_str()).collect();
@@ -595,7 +1103,10 @@ impl Gen {
 
         let mut implicit_ctor = false;
         let mut ctors_left = 0;
-        if matches!(kind, Kind::Class | Kind::Enum | Kind::Record) && remaining >= 1 && pending.is_none() {
+        if matches!(kind, Kind::Class | Kind::Enum | Kind::Record)
+            && remaining >= 1
+            && pending.is_none()
+        {
             if kind == Kind::Class && self.rng.chance(0.55) && remaining >= 3 {
                 ctors_left = self.rng.range(1, 2);
             } else {
@@ -622,9 +1133,21 @@ impl Gen {
             if depth < 2 && remaining >= 8 && roll < 0.03 {
                 // A nested type.
                 let sub = self.rng.range(3, (remaining / 2).clamp(3, 40));
-                let nkind = *self.rng.pick(&[Kind::Class, Kind::Class, Kind::Class, Kind::Enum, Kind::Interface, Kind::Record]);
+                let nkind = *self.rng.pick(&[
+                    Kind::Class,
+                    Kind::Class,
+                    Kind::Class,
+                    Kind::Enum,
+                    Kind::Interface,
+                    Kind::Record,
+                ]);
                 let nname = loop {
-                    let n = format!("{}{}", self.rng.pick(NOUNS), self.rng.pick(&["", "Entry", "Key", "Holder", "Result", "Row"]));
+                    let n = format!(
+                        "{}{}",
+                        self.rng.pick(NOUNS),
+                        self.rng
+                            .pick(&["", "Entry", "Key", "Holder", "Result", "Row"])
+                    );
                     if used.insert(n.clone()) {
                         break n;
                     }
@@ -632,7 +1155,8 @@ impl Gen {
                 let fqn = format!("{}.{nname}", self.types[t].fqn);
                 let nr = {
                     let key = self.b.key(r).clone();
-                    self.b.r(Key::new(key.module, format!("{}.{nname}", key.symbol)))
+                    self.b
+                        .r(Key::new(key.module, format!("{}.{nname}", key.symbol)))
                 };
                 let nt = self.types.len();
                 self.types.push(TypeInfo {
@@ -658,15 +1182,25 @@ impl Gen {
                 let constant = self.rng.chance(0.18) || kind == Kind::Interface;
                 let fname = loop {
                     let base = *self.rng.pick(VARS);
-                    let n = if constant { format!("{}_{}", base.to_uppercase(), self.rng.below(1000)) } else { format!("{base}{}", self.rng.below(100)) };
+                    let n = if constant {
+                        format!("{}_{}", base.to_uppercase(), self.rng.below(1000))
+                    } else {
+                        format!("{base}{}", self.rng.below(100))
+                    };
                     if used.insert(n.clone()) {
                         break n;
                     }
                 };
                 let (value, ty): (Option<Literal<Ref>>, Option<Ref>) = if constant {
                     match self.rng.below(4) {
-                        0 => (Some(Literal::String(format!("m_{}", fname.to_lowercase()))), self.stub_named("String")),
-                        1 => (Some(Literal::Number(self.rng.below(10_000).to_string())), None),
+                        0 => (
+                            Some(Literal::String(format!("m_{}", fname.to_lowercase()))),
+                            self.stub_named("String"),
+                        ),
+                        1 => (
+                            Some(Literal::Number(self.rng.below(10_000).to_string())),
+                            None,
+                        ),
                         2 => (Some(Literal::Boolean(self.rng.chance(0.5))), None),
                         _ => (None, self.stub_named("String")),
                     }
@@ -682,7 +1216,7 @@ impl Gen {
                     f.constant(v);
                 }
                 if self.rng.chance(0.05) {
-                    f.doc(*self.rng.pick(DOCS));
+                    f.doc(DOCS[self.rng.below(DOCS.len())]);
                 }
                 let fr = f.id();
                 if let Some(ty) = ty {
@@ -705,17 +1239,39 @@ impl Gen {
         }
         let end = *line;
         *line += 1;
-        let sloc = (end - start + 1).saturating_sub(self.rng.below(3) as u32).max(1);
-        self.b.edit(r).expect("declared").anchor(&path, start, end).measure("sloc", sloc as f64);
+        let sloc = (end - start + 1)
+            .saturating_sub(self.rng.below(3) as u32)
+            .max(1);
+        self.b
+            .edit(r)
+            .expect("declared")
+            .anchor(&path, start, end)
+            .measure("sloc", sloc as f64);
         self.types[t].start = start;
         self.types[t].end = end;
         if implicit_ctor {
             let c = self.b.java_implicit_constructor(r).id();
-            self.sites.push(Site { r: c, file, start, end, ty: t });
+            self.sites.push(Site {
+                r: c,
+                file,
+                start,
+                end,
+                ty: t,
+            });
         }
         if let Some(c) = pending {
-            self.b.edit(c).expect("declared").anchor(&path, start, end).measure("cyclomatic", 1.0);
-            self.sites.push(Site { r: c, file, start, end, ty: t });
+            self.b
+                .edit(c)
+                .expect("declared")
+                .anchor(&path, start, end)
+                .measure("cyclomatic", 1.0);
+            self.sites.push(Site {
+                r: c,
+                file,
+                start,
+                end,
+                ty: t,
+            });
         }
     }
 
@@ -734,11 +1290,17 @@ impl Gen {
     ) -> usize {
         let kind = self.types[t].kind;
         let file = self.types[t].file;
-        let abstract_ = kind == Kind::Interface && self.rng.chance(0.85) || kind == Kind::Annotation;
+        let abstract_ =
+            kind == Kind::Interface && self.rng.chance(0.85) || kind == Kind::Annotation;
         let mut spent = 1;
-        let max_params = if kind == Kind::Annotation { 0 } else { (cap - spent).min(6) };
+        let max_params = if kind == Kind::Annotation {
+            0
+        } else {
+            (cap - spent).min(6)
+        };
         let nparams = self.rng.geom(1.1).min(max_params);
-        let params: Vec<(String, Option<TypeRef>)> = (0..nparams).map(|_| self.param_type(t)).collect();
+        let params: Vec<(String, Option<TypeRef>)> =
+            (0..nparams).map(|_| self.param_type(t)).collect();
         let mut signature;
         let mut attempt = 0;
         loop {
@@ -759,18 +1321,30 @@ impl Gen {
             }
         }
         spent += params.len();
-        let body = if abstract_ { 0 } else { 1 + self.rng.geom(7.0) as u32 };
+        let body = if abstract_ {
+            0
+        } else {
+            1 + self.rng.geom(7.0) as u32
+        };
         let start = *line;
         let end = start + if abstract_ { 0 } else { body + 1 };
         let fqns: Vec<&str> = params.iter().map(|p| p.0.as_str()).collect();
         let method_name = signature.split('(').next().unwrap_or("").to_owned();
-        let ret = if name.is_some() && !self.rng.chance(0.3) { self.param_type(t).1 } else { None };
+        let ret = if name.is_some() && !self.rng.chance(0.3) {
+            self.param_type(t).1
+        } else {
+            None
+        };
         let mut e = match &name {
             Some(_) => self.b.java_method(owner, &method_name, &fqns),
             None => self.b.java_constructor(owner, &fqns),
         };
         e.anchor(path, start, end);
-        let cyclomatic = 1 + if abstract_ { 0 } else { self.rng.geom(1.2) };
+        let cyclomatic = 1 + if abstract_ {
+            0
+        } else {
+            self.rng.geom(1.2).min(body as usize)
+        };
         e.measure("cyclomatic", cyclomatic as f64);
         e.measure("sloc", (end - start + 1) as f64);
         if let Some(ty) = &ret {
@@ -780,19 +1354,33 @@ impl Gen {
             e.constant(Literal::<Ref>::String(String::new()));
         }
         if self.rng.chance(0.12) {
-            e.doc(*self.rng.pick(DOCS));
+            e.doc(DOCS[self.rng.below(DOCS.len())]);
         }
         let m = e.id();
         if let Some(ty) = &ret {
             self.typed.push((m, file, start, ty.r));
         }
-        self.sites.push(Site { r: m, file, start, end, ty: t });
+        self.sites.push(Site {
+            r: m,
+            file,
+            start,
+            end,
+            ty: t,
+        });
         self.annotatable.push((m, file, start));
         let mut pnames = HashSet::new();
         for (fqn, ty) in &params {
             let _ = fqn;
             let pname = loop {
-                let n = format!("{}{}", self.rng.pick(VARS), if pnames.len() > 3 { pnames.len().to_string() } else { String::new() });
+                let n = format!(
+                    "{}{}",
+                    self.rng.pick(VARS),
+                    if pnames.len() > 3 {
+                        pnames.len().to_string()
+                    } else {
+                        String::new()
+                    }
+                );
                 if pnames.insert(n.clone()) {
                     break n;
                 }
@@ -847,19 +1435,62 @@ impl Gen {
                     let iface = *self.rng.pick(&self.stub_interfaces);
                     let fqn = self.fqn_of(iface);
                     let anon_end = (l + 4).min(end);
-                    let a = self.b.java_anonymous_class(m, l, col, &fqn).at(l, anon_end).measure("sloc", (anon_end - l + 1) as f64).id();
+                    let a = self
+                        .b
+                        .java_anonymous_class(m, l, col, &fqn)
+                        .at(l, anon_end)
+                        .measure("sloc", (anon_end - l + 1) as f64)
+                        .id();
                     let c = self.b.java_implicit_constructor(a).id();
-                    let am = self.b.java_method(a, "apply", &[]).at(l, anon_end).measure("cyclomatic", 1.0).measure("sloc", 1.0).id();
-                    self.sites.push(Site { r: c, file, start: l, end: anon_end, ty: t });
-                    self.sites.push(Site { r: am, file, start: l, end: anon_end, ty: t });
+                    let am = self
+                        .b
+                        .java_method(a, "apply", &[])
+                        .at(l, anon_end)
+                        .measure("cyclomatic", 1.0)
+                        .measure("sloc", 1.0)
+                        .id();
+                    self.sites.push(Site {
+                        r: c,
+                        file,
+                        start: l,
+                        end: anon_end,
+                        ty: t,
+                    });
+                    self.sites.push(Site {
+                        r: am,
+                        file,
+                        start: l,
+                        end: anon_end,
+                        ty: t,
+                    });
                     self.anon_creations.push((m, a, file, l));
                     self.typed.push((a, file, l, iface));
                     spent += 3;
                 } else {
-                    let lparams = if cap - spent >= 2 && self.rng.chance(0.5) { 1 } else { 0 };
-                    let (pfqn, pty) = if lparams == 1 { self.param_type(t) } else { (String::new(), None) };
-                    let lam = self.b.java_lambda(m, l, col, &format!("({pfqn})")).at(l, l).measure("cyclomatic", 1.0).measure("sloc", 1.0).id();
-                    self.sites.push(Site { r: lam, file, start: l, end: l, ty: t });
+                    let lparams = if cap - spent >= 2 && self.rng.chance(0.5) {
+                        1
+                    } else {
+                        0
+                    };
+                    let (pfqn, pty) = if lparams == 1 {
+                        self.param_type(t)
+                    } else {
+                        (String::new(), None)
+                    };
+                    let lam = self
+                        .b
+                        .java_lambda(m, l, col, &format!("({pfqn})"))
+                        .at(l, l)
+                        .measure("cyclomatic", 1.0)
+                        .measure("sloc", 1.0)
+                        .id();
+                    self.sites.push(Site {
+                        r: lam,
+                        file,
+                        start: l,
+                        end: l,
+                        ty: t,
+                    });
                     spent += 1;
                     if lparams == 1 {
                         let pname = self.rng.pick(VARS).to_string();
@@ -895,12 +1526,25 @@ impl Gen {
             self.rng.below(self.types.len())
         };
         let ty = &self.types[ti];
-        let fqn = if ty.kind == Kind::Class && self.rng.chance(0.05) { format!("{}[]", ty.fqn) } else { ty.fqn.clone() };
-        (fqn, Some(TypeRef { r: ty.r, fqn: ty.fqn.clone() }))
+        let fqn = if ty.kind == Kind::Class && self.rng.chance(0.05) {
+            format!("{}[]", ty.fqn)
+        } else {
+            ty.fqn.clone()
+        };
+        (
+            fqn,
+            Some(TypeRef {
+                r: ty.r,
+                fqn: ty.fqn.clone(),
+            }),
+        )
     }
 
     fn stub_named(&self, simple: &str) -> Option<Ref> {
-        self.stub_types.iter().find(|s| s.fqn.rsplit('.').next() == Some(simple)).map(|s| s.r)
+        self.stub_types
+            .iter()
+            .find(|s| s.fqn.rsplit('.').next() == Some(simple))
+            .map(|s| s.r)
     }
 
     fn fqn_of(&self, r: Ref) -> String {
@@ -912,7 +1556,10 @@ impl Gen {
 
     fn edges(&mut self, m: usize) {
         let share = |p: f64| (m as f64 * p).floor() as usize;
-        let mut e = Edges { seen: HashSet::with_capacity(m), made: 0 };
+        let mut e = Edges {
+            seen: HashSet::with_capacity(m),
+            made: 0,
+        };
         let targets = [
             ("invocation", share(0.26)),
             ("access", share(0.18)),
@@ -948,7 +1595,16 @@ impl Gen {
         // Anonymous classes are invoked by the method creating them.
         for (from, to, file, line) in std::mem::take(&mut self.anon_creations) {
             if e.made < until {
-                e.add(&mut self.b, "invocation", from, to, "declared", &self.files[file], line, line);
+                e.add(
+                    &mut self.b,
+                    "invocation",
+                    from,
+                    to,
+                    "declared",
+                    &self.files[file],
+                    line,
+                    line,
+                );
             }
         }
         // Call cycles: a → b → c → a inside one type or package.
@@ -961,11 +1617,23 @@ impl Gen {
                 ring.push(self.near_site(a));
             }
             for i in 0..ring.len() {
-                let (f, o) = (&self.sites[ring[i]], &self.sites[ring[(i + 1) % ring.len()]]);
+                let (f, o) = (
+                    &self.sites[ring[i]],
+                    &self.sites[ring[(i + 1) % ring.len()]],
+                );
                 if e.made < until && f.r != o.r {
                     let line = f.start + self.rng.below((f.end - f.start + 1) as usize) as u32;
                     let (fr, or, file) = (f.r, o.r, f.file);
-                    e.add(&mut self.b, "invocation", fr, or, "declared", &self.files[file], line, line);
+                    e.add(
+                        &mut self.b,
+                        "invocation",
+                        fr,
+                        or,
+                        "declared",
+                        &self.files[file],
+                        line,
+                        line,
+                    );
                 }
             }
         }
@@ -984,7 +1652,16 @@ impl Gen {
             let f = &self.sites[s];
             let line = f.start + self.rng.below((f.end - f.start + 1) as usize) as u32;
             let (fr, file) = (f.r, f.file);
-            e.add(&mut self.b, "invocation", fr, to, "declared", &self.files[file], line, line);
+            e.add(
+                &mut self.b,
+                "invocation",
+                fr,
+                to,
+                "declared",
+                &self.files[file],
+                line,
+                line,
+            );
         }
     }
 
@@ -994,7 +1671,11 @@ impl Gen {
         let hi = (s + 12).min(self.sites.len() - 1);
         let c = self.rng.range(lo, hi);
         if c == s {
-            if s + 1 < self.sites.len() { s + 1 } else { s.saturating_sub(1) }
+            if s + 1 < self.sites.len() {
+                s + 1
+            } else {
+                s.saturating_sub(1)
+            }
         } else {
             c
         }
@@ -1002,7 +1683,9 @@ impl Gen {
 
     fn accesses(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let with_fields: Vec<usize> = (0..self.types.len()).filter(|&t| !self.types[t].fields.is_empty()).collect();
+        let with_fields: Vec<usize> = (0..self.types.len())
+            .filter(|&t| !self.types[t].fields.is_empty())
+            .collect();
         if self.sites.is_empty() || with_fields.is_empty() {
             return;
         }
@@ -1027,7 +1710,16 @@ impl Gen {
                 7..=8 => (false, true),
                 _ => (true, true),
             };
-            if let Some(mut x) = e.add(&mut self.b, "access", fr, to, "declared", &self.files[file], line, line) {
+            if let Some(mut x) = e.add(
+                &mut self.b,
+                "access",
+                fr,
+                to,
+                "declared",
+                &self.files[file],
+                line,
+                line,
+            ) {
                 x.access(read, write);
             }
         }
@@ -1046,7 +1738,16 @@ impl Gen {
                     let line = self.rng.range(3, 12) as u32;
                     if e.made < until {
                         let (fr, to) = (self.pkgs[x].r, self.pkgs[y].r);
-                        e.add(&mut self.b, "import", fr, to, "declared", &self.files[file], line, line);
+                        e.add(
+                            &mut self.b,
+                            "import",
+                            fr,
+                            to,
+                            "declared",
+                            &self.files[file],
+                            line,
+                            line,
+                        );
                     }
                 }
             }
@@ -1057,21 +1758,42 @@ impl Gen {
             let p = self.rng.skewed(np);
             let (to, prov) = if self.rng.chance(0.55) {
                 let s = self.stub_pkgs[self.rng.skewed(self.stub_pkgs.len())];
-                (s, if self.rng.chance(0.02) { "derived" } else { "declared" })
+                (
+                    s,
+                    if self.rng.chance(0.02) {
+                        "derived"
+                    } else {
+                        "declared"
+                    },
+                )
             } else {
                 (self.pkgs[self.rng.below(np)].r, "declared")
             };
             let file = *self.rng.pick(&self.pkgs[p].files);
             let line = self.rng.range(3, 16) as u32;
             let fr = self.pkgs[p].r;
-            e.add(&mut self.b, "import", fr, to, prov, &self.files[file], line, line);
+            e.add(
+                &mut self.b,
+                "import",
+                fr,
+                to,
+                prov,
+                &self.files[file],
+                line,
+                line,
+            );
         }
     }
 
     fn annotation_uses(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
         let mut annotations: Vec<Ref> = self.stub_annotations.clone();
-        annotations.extend(self.types.iter().filter(|t| t.kind == Kind::Annotation).map(|t| t.r));
+        annotations.extend(
+            self.types
+                .iter()
+                .filter(|t| t.kind == Kind::Annotation)
+                .map(|t| t.r),
+        );
         if annotations.is_empty() || self.annotatable.is_empty() {
             return;
         }
@@ -1083,21 +1805,47 @@ impl Gen {
             let line = line.saturating_sub(self.rng.below(2) as u32).max(1);
             let args: Vec<NamedArgument<Ref>> = match self.rng.below(10) {
                 0..=5 => Vec::new(),
-                6 | 7 => vec![NamedArgument { name: "value".into(), value: Literal::String(format!("/{}", self.rng.pick(SEGMENTS))) }],
+                6 | 7 => vec![NamedArgument {
+                    name: "value".into(),
+                    value: Literal::String(format!("/{}", self.rng.pick(SEGMENTS))),
+                }],
                 8 => vec![
-                    NamedArgument { name: "name".into(), value: Literal::String(self.rng.pick(VARS).to_string()) },
-                    NamedArgument { name: "nullable".into(), value: Literal::Boolean(self.rng.chance(0.5)) },
+                    NamedArgument {
+                        name: "name".into(),
+                        value: Literal::String(self.rng.pick(VARS).to_string()),
+                    },
+                    NamedArgument {
+                        name: "nullable".into(),
+                        value: Literal::Boolean(self.rng.chance(0.5)),
+                    },
                 ],
                 _ => vec![NamedArgument {
                     name: "value".into(),
                     value: match self.rng.below(3) {
-                        0 => Literal::Unevaluated(format!("{}Constants.RESOURCE_NAME", self.rng.pick(NOUNS))),
-                        1 => Literal::Array(vec![Literal::String("unchecked".into()), Literal::String("rawtypes".into())]),
-                        _ => Literal::Type { ty: self.stub_types[self.rng.skewed(self.stub_types.len())].r },
+                        0 => Literal::Unevaluated(format!(
+                            "{}Constants.RESOURCE_NAME",
+                            self.rng.pick(NOUNS)
+                        )),
+                        1 => Literal::Array(vec![
+                            Literal::String("unchecked".into()),
+                            Literal::String("rawtypes".into()),
+                        ]),
+                        _ => Literal::Type {
+                            ty: self.stub_types[self.rng.skewed(self.stub_types.len())].r,
+                        },
                     },
                 }],
             };
-            if let Some(mut x) = e.add(&mut self.b, "annotationUse", from, to, "declared", &self.files[file], line, line) {
+            if let Some(mut x) = e.add(
+                &mut self.b,
+                "annotationUse",
+                from,
+                to,
+                "declared",
+                &self.files[file],
+                line,
+                line,
+            ) {
                 if !args.is_empty() {
                     x.arguments(args);
                 }
@@ -1107,12 +1855,25 @@ impl Gen {
 
     fn inheritances(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let classes: Vec<usize> = (0..self.types.len()).filter(|&t| self.types[t].kind == Kind::Class).collect();
-        let interfaces: Vec<usize> = (0..self.types.len()).filter(|&t| self.types[t].kind == Kind::Interface).collect();
-        let exceptions: Vec<usize> = classes.iter().copied().filter(|&t| self.types[t].exception).collect();
+        let classes: Vec<usize> = (0..self.types.len())
+            .filter(|&t| self.types[t].kind == Kind::Class)
+            .collect();
+        let interfaces: Vec<usize> = (0..self.types.len())
+            .filter(|&t| self.types[t].kind == Kind::Interface)
+            .collect();
+        let exceptions: Vec<usize> = classes
+            .iter()
+            .copied()
+            .filter(|&t| self.types[t].exception)
+            .collect();
         let base_exception = self.stub_named("RuntimeException");
         // Each class extends at most one type; interfaces extend a few.
-        let mut order: Vec<usize> = classes.iter().chain(&interfaces).chain(&interfaces).copied().collect();
+        let mut order: Vec<usize> = classes
+            .iter()
+            .chain(&interfaces)
+            .chain(&interfaces)
+            .copied()
+            .collect();
         shuffle(&mut self.rng, &mut order);
         for t in order {
             if e.made >= until {
@@ -1137,7 +1898,11 @@ impl Gen {
                 // Same package first: abstract bases live beside their subclasses.
                 let pkg = &self.pkgs[ty.pkg].types;
                 let c = *self.rng.pick(pkg);
-                if self.types[c].kind == Kind::Class && !self.types[c].exception { self.types[c].r } else { self.types[*self.rng.pick(&classes)].r }
+                if self.types[c].kind == Kind::Class && !self.types[c].exception {
+                    self.types[c].r
+                } else {
+                    self.types[*self.rng.pick(&classes)].r
+                }
             } else {
                 self.stub_types[self.rng.skewed(self.stub_types.len())].r
             };
@@ -1146,7 +1911,18 @@ impl Gen {
                 continue;
             }
             let (fr, file, line) = (ty.r, ty.file, ty.start);
-            if e.add(&mut self.b, "inheritance", fr, to, "declared", &self.files[file], line, line).is_some() {
+            if e.add(
+                &mut self.b,
+                "inheritance",
+                fr,
+                to,
+                "declared",
+                &self.files[file],
+                line,
+                line,
+            )
+            .is_some()
+            {
                 self.extends.entry(fr).or_default().push(to);
             }
         }
@@ -1169,8 +1945,9 @@ impl Gen {
 
     fn implementations(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let implementors: Vec<usize> =
-            (0..self.types.len()).filter(|&t| matches!(self.types[t].kind, Kind::Class | Kind::Enum | Kind::Record)).collect();
+        let implementors: Vec<usize> = (0..self.types.len())
+            .filter(|&t| matches!(self.types[t].kind, Kind::Class | Kind::Enum | Kind::Record))
+            .collect();
         let interfaces: Vec<Ref> = self
             .types
             .iter()
@@ -1181,7 +1958,12 @@ impl Gen {
         if implementors.is_empty() || interfaces.is_empty() {
             return;
         }
-        let mut order: Vec<usize> = implementors.iter().chain(&implementors).chain(&implementors).copied().collect();
+        let mut order: Vec<usize> = implementors
+            .iter()
+            .chain(&implementors)
+            .chain(&implementors)
+            .copied()
+            .collect();
         shuffle(&mut self.rng, &mut order);
         for t in order {
             if e.made >= until {
@@ -1190,13 +1972,27 @@ impl Gen {
             let to = interfaces[self.rng.skewed(interfaces.len())];
             let ty = &self.types[t];
             let (fr, file, line) = (ty.r, ty.file, ty.start);
-            e.add(&mut self.b, "interfaceImplementation", fr, to, "declared", &self.files[file], line, line);
+            e.add(
+                &mut self.b,
+                "interfaceImplementation",
+                fr,
+                to,
+                "declared",
+                &self.files[file],
+                line,
+                line,
+            );
         }
     }
 
     fn throws(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let mut exceptions: Vec<Ref> = self.types.iter().filter(|t| t.exception).map(|t| t.r).collect();
+        let mut exceptions: Vec<Ref> = self
+            .types
+            .iter()
+            .filter(|t| t.exception)
+            .map(|t| t.r)
+            .collect();
         exceptions.extend(self.stub_exceptions.iter().copied());
         if exceptions.is_empty() || self.sites.is_empty() {
             return;
@@ -1208,7 +2004,16 @@ impl Gen {
             let to = *self.rng.pick(&exceptions);
             let line = s.start + self.rng.below((s.end - s.start + 1) as usize) as u32;
             let (fr, file) = (s.r, s.file);
-            e.add(&mut self.b, "throws", fr, to, "declared", &self.files[file], line, line);
+            e.add(
+                &mut self.b,
+                "throws",
+                fr,
+                to,
+                "declared",
+                &self.files[file],
+                line,
+                line,
+            );
         }
     }
 
@@ -1221,8 +2026,22 @@ impl Gen {
                 let b = (a + 1 + self.rng.below(self.types.len() - 1)) % self.types.len();
                 for (x, y) in [(a, b), (b, a)] {
                     if e.made < until {
-                        let (fr, to, file, line) = (self.types[x].r, self.types[y].r, self.types[x].file, self.types[x].start);
-                        e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
+                        let (fr, to, file, line) = (
+                            self.types[x].r,
+                            self.types[y].r,
+                            self.types[x].file,
+                            self.types[x].start,
+                        );
+                        e.add(
+                            &mut self.b,
+                            "reference",
+                            fr,
+                            to,
+                            "declared",
+                            &self.files[file],
+                            line,
+                            line,
+                        );
                     }
                 }
             }
@@ -1233,7 +2052,16 @@ impl Gen {
                 break;
             }
             let (from, file, line, to) = self.typed[i];
-            e.add(&mut self.b, "reference", from, to, "declared", &self.files[file], line, line);
+            e.add(
+                &mut self.b,
+                "reference",
+                from,
+                to,
+                "declared",
+                &self.files[file],
+                line,
+                line,
+            );
         }
         // Uses inside bodies (casts, generic arguments, static calls' types).
         let all_types: Vec<Ref> = self.types.iter().map(|t| t.r).collect();
@@ -1249,14 +2077,32 @@ impl Gen {
                 let t = &self.types[self.rng.below(self.types.len())];
                 let line = t.start + self.rng.below((t.end - t.start + 1) as usize) as u32;
                 let (fr, file) = (t.r, t.file);
-                e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
+                e.add(
+                    &mut self.b,
+                    "reference",
+                    fr,
+                    to,
+                    "declared",
+                    &self.files[file],
+                    line,
+                    line,
+                );
             } else {
                 let s = &self.sites[self.rng.below(self.sites.len())];
                 // After many collisions (tiny corpus, huge edge count) widen the lines.
                 let extra = (tries / 1_000_000) as u32 * 1000;
                 let line = s.start + self.rng.below((s.end - s.start + 1) as usize) as u32 + extra;
                 let (fr, file) = (s.r, s.file);
-                e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
+                e.add(
+                    &mut self.b,
+                    "reference",
+                    fr,
+                    to,
+                    "declared",
+                    &self.files[file],
+                    line,
+                    line,
+                );
             }
         }
     }
@@ -1315,13 +2161,27 @@ mod tests {
 
     #[test]
     fn exact_counts_deterministic_and_clean() {
-        for (n, m, seed) in [(40, 0, 1), (60, 500, 2), (3_000, 9_700, 3), (12_000, 30_000, 4)] {
+        for (n, m, seed) in [
+            (40, 0, 1),
+            (60, 500, 2),
+            (3_000, 9_700, 3),
+            (12_000, 30_000, 4),
+        ] {
             let text = generate(n, m, seed).unwrap().build().unwrap();
-            assert_eq!(text, generate(n, m, seed).unwrap().build().unwrap(), "deterministic");
-            let model = model::read_model(text.as_bytes(), "synth").unwrap_or_else(|e| panic!("{n}/{m}: {e}"));
+            assert_eq!(
+                text,
+                generate(n, m, seed).unwrap().build().unwrap(),
+                "deterministic"
+            );
+            let model = model::read_model(text.as_bytes(), "synth")
+                .unwrap_or_else(|e| panic!("{n}/{m}: {e}"));
             assert_eq!(model.entity_count() as usize, n);
             assert_eq!(model.edge_count() as usize, m);
-            assert!(model.findings().is_empty(), "{n}/{m}: {:?}", model.findings().kept);
+            assert!(
+                model.findings().is_empty(),
+                "{n}/{m}: {:?}",
+                model.findings().kept
+            );
         }
     }
 }
