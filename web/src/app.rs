@@ -65,7 +65,9 @@ fn spawn_worker(set_status: WriteSignal<String>) -> Result<Worker, String> {
 
     // The worker also announces itself unasked once its wasm is up; this
     // Hello covers the case where that announcement raced ahead of us.
-    let hello = wire::to_js(&ToWorker::Hello { protocol: PROTOCOL_VERSION })?;
+    let hello = wire::to_js(&ToWorker::Hello {
+        protocol: PROTOCOL_VERSION,
+    })?;
     worker.post_message(&hello).map_err(|e| format!("{e:?}"))?;
     Ok(worker)
 }

@@ -71,7 +71,9 @@ mod tests {
     fn messages_round_trip() {
         for msg in [
             FromWorker::ready(),
-            FromWorker::Error { message: "x".into() },
+            FromWorker::Error {
+                message: "x".into(),
+            },
         ] {
             let back: FromWorker =
                 serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
@@ -82,11 +84,15 @@ mod tests {
     #[test]
     fn hello_is_answered_with_ready_or_a_mismatch() {
         assert_eq!(
-            handle(ToWorker::Hello { protocol: PROTOCOL_VERSION }),
+            handle(ToWorker::Hello {
+                protocol: PROTOCOL_VERSION
+            }),
             FromWorker::ready()
         );
         assert!(matches!(
-            handle(ToWorker::Hello { protocol: PROTOCOL_VERSION + 1 }),
+            handle(ToWorker::Hello {
+                protocol: PROTOCOL_VERSION + 1
+            }),
             FromWorker::Error { .. }
         ));
     }

@@ -14,7 +14,9 @@ pub fn start() {
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let answer = match wire::from_js::<ToWorker>(ev.data()) {
             Ok(msg) => protocol::handle(msg),
-            Err(e) => FromWorker::Error { message: format!("unreadable message: {e}") },
+            Err(e) => FromWorker::Error {
+                message: format!("unreadable message: {e}"),
+            },
         };
         post(&reply_scope, &answer);
     });

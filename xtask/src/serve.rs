@@ -36,7 +36,13 @@ pub fn run(args: Args) -> crate::Result {
         return Ok(());
     }
     let mut cmd = trunk();
-    cmd.args(["serve", "--address", "127.0.0.1", "--port", &args.port.to_string()]);
+    cmd.args([
+        "serve",
+        "--address",
+        "127.0.0.1",
+        "--port",
+        &args.port.to_string(),
+    ]);
     if args.release {
         cmd.arg("--release");
     }
@@ -89,7 +95,11 @@ impl StaticServer {
                 std::thread::spawn(move || respond(&dir, request));
             }
         });
-        Ok(StaticServer { server, addr, thread: Some(thread) })
+        Ok(StaticServer {
+            server,
+            addr,
+            thread: Some(thread),
+        })
     }
 
     pub fn addr(&self) -> std::net::SocketAddr {
@@ -128,7 +138,10 @@ fn respond(dir: &Path, request: tiny_http::Request) {
         header("Cross-Origin-Resource-Policy", "same-origin"),
         header("Cache-Control", "no-cache"),
     ];
-    let method_ok = matches!(request.method(), tiny_http::Method::Get | tiny_http::Method::Head);
+    let method_ok = matches!(
+        request.method(),
+        tiny_http::Method::Get | tiny_http::Method::Head
+    );
     let file = method_ok.then(|| resolve(dir, request.url())).flatten();
     let result = match file.and_then(|p| File::open(&p).ok().map(|f| (p, f))) {
         Some((path, file)) => {
@@ -220,7 +233,10 @@ mod tests {
         std::fs::write(dir.join("index.html"), "x").unwrap();
         std::fs::write(dir.join("sub/a b.js"), "x").unwrap();
         assert_eq!(resolve(&dir, "/"), Some(dir.join("index.html")));
-        assert_eq!(resolve(&dir, "/sub/a%20b.js?v=1"), Some(dir.join("sub/a b.js")));
+        assert_eq!(
+            resolve(&dir, "/sub/a%20b.js?v=1"),
+            Some(dir.join("sub/a b.js"))
+        );
         assert_eq!(resolve(&dir, "/../etc/passwd"), None);
         assert_eq!(resolve(&dir, "/missing"), None);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -60,7 +60,11 @@ pub fn cargo() -> Command {
 
 /// stdout of a command, if it ran and succeeded.
 fn output_of(cmd: &mut Command) -> Option<String> {
-    let out = cmd.stdin(Stdio::null()).stderr(Stdio::null()).output().ok()?;
+    let out = cmd
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
@@ -97,12 +101,16 @@ fn wasm_target() -> crate::Result {
             // No rustup: accept a toolchain that has the target's std anyway.
             let sysroot = output_of(Command::new("rustc").args(["--print", "sysroot"]))
                 .ok_or("neither rustup nor rustc --print sysroot works")?;
-            let lib = Path::new(sysroot.trim()).join("lib/rustlib").join(WASM_TARGET);
+            let lib = Path::new(sysroot.trim())
+                .join("lib/rustlib")
+                .join(WASM_TARGET);
             if lib.is_dir() {
                 report(&what, "present");
                 Ok(())
             } else {
-                Err(format!("{WASM_TARGET} is missing and rustup is not available to add it"))
+                Err(format!(
+                    "{WASM_TARGET} is missing and rustup is not available to add it"
+                ))
             }
         }
     }
@@ -126,7 +134,10 @@ fn apt_packages() -> crate::Result {
             report(&what, "present");
             return Ok(());
         }
-        return Err(format!("no apt/dpkg here; please install: {}", missing.join(", ")));
+        return Err(format!(
+            "no apt/dpkg here; please install: {}",
+            missing.join(", ")
+        ));
     }
     let missing: Vec<&str> = APT_PACKAGES
         .iter()
@@ -253,8 +264,12 @@ fn playwright() -> crate::Result {
     }
     let ci = dir.join("package-lock.json").is_file();
     let mut cmd = Command::new("npm");
-    cmd.current_dir(&dir)
-        .args([if ci { "ci" } else { "install" }, "--no-audit", "--no-fund", "--loglevel=error"]);
+    cmd.current_dir(&dir).args([
+        if ci { "ci" } else { "install" },
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+    ]);
     run_cmd(&mut cmd)?;
     report(&what, "installed");
     Ok(())
@@ -276,7 +291,10 @@ name = "wasm-bindgen"
 version = "0.2.130"
 source = "registry+https://github.com/rust-lang/crates.io-index"
 "#;
-        assert_eq!(locked_version(lock, "wasm-bindgen").as_deref(), Some("0.2.130"));
+        assert_eq!(
+            locked_version(lock, "wasm-bindgen").as_deref(),
+            Some("0.2.130")
+        );
         assert_eq!(locked_version(lock, "nope"), None);
     }
 }
