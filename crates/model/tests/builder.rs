@@ -453,10 +453,7 @@ fn errors_name_the_problem() {
 /// everything in reverse order, and expects it byte for byte.
 #[test]
 fn upstream_java_fixture_round_trips() {
-    let Some(text) = fixture("upstream-java/model.jsonl") else {
-        eprintln!("upstream-java fixture not found; skipped");
-        return;
-    };
+    let text = fixture("upstream-java/model.jsonl");
     let rebuilt = rebuild(&text);
     for (n, (got, want)) in rebuilt.lines().zip(text.lines()).enumerate() {
         assert_eq!(got, want, "line {}", n + 1);
@@ -464,17 +461,10 @@ fn upstream_java_fixture_round_trips() {
     assert_eq!(rebuilt, text);
 }
 
-/// Finds a shared fixture: `$CODEGRAPH_FIXTURES`, the workspace's `fixtures/`, or `/work/shared/fixtures`.
-fn fixture(name: &str) -> Option<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let dirs = [
-        std::env::var("CODEGRAPH_FIXTURES").ok().map(Into::into),
-        Some(root.join("fixtures")),
-        Some("/work/shared/fixtures".into()),
-    ];
-    dirs.into_iter()
-        .flatten()
-        .find_map(|d: std::path::PathBuf| std::fs::read_to_string(d.join(name)).ok())
+/// Reads a fixture from the workspace's `fixtures/`.
+fn fixture(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Re-describes a model read with serde_json through the builder's generic API.
@@ -688,8 +678,7 @@ fn builder_output_reads_back_clean() {
         model.id(9),
         "java:com.acme.order/OrderService.bill(com.acme.order.Order)"
     );
-    if let Some(text) = fixture("upstream-java/model.jsonl") {
-        let model = model::read_model(rebuild(&text).as_bytes(), "fixture").unwrap();
-        assert!(model.findings().is_empty(), "{:?}", model.findings().kept);
-    }
+    let text = fixture("upstream-java/model.jsonl");
+    let model = model::read_model(rebuild(&text).as_bytes(), "fixture").unwrap();
+    assert!(model.findings().is_empty(), "{:?}", model.findings().kept);
 }
