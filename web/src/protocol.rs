@@ -19,10 +19,14 @@ pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub enum ToWorker {
     /// Ask the worker to (re)announce itself with [`FromWorker::Ready`].
     Hello { protocol: u32 },
+    /// Fetch a model.jsonl and read it, streaming; answered by
+    /// [`FromWorker::LoadProgress`]s, then [`FromWorker::ModelLoaded`] or
+    /// [`FromWorker::ModelFailed`].
+    LoadModelUrl { url: String },
 }
 
 /// Worker -> Page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromWorker {
     /// The worker is running; sent unasked at start-up and as the answer to
@@ -30,6 +34,89 @@ pub enum FromWorker {
     Ready { version: String, protocol: u32 },
     /// Something the page sent could not be handled.
     Error { message: String },
+    /// Reading a model is under way: `bytes` of `total` (when known) read.
+    LoadProgress { bytes: u64, total: Option<u64> },
+    /// A model was read and is held by the worker.
+    ModelLoaded { summary: ModelSummary },
+    /// A model could not be read; nothing of it is kept.
+    ModelFailed { error: LoadError },
+}
+
+/// What the page shows about a loaded model (never the model itself).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelSummary {
+    /// The name the model was loaded under (file name or URL).
+    pub name: String,
+    pub lang: String,
+    pub bytes: u64,
+    pub files: u64,
+    pub entities: u64,
+    pub edges: u64,
+    pub corpus_types: u64,
+    pub stub_types: u64,
+    pub corpus_modules: u64,
+    pub findings: u64,
+    /// Wall time of fetching and reading, in milliseconds.
+    pub millis: f64,
+    /// Size of the worker's wasm memory after reading (it never shrinks, so
+    /// this is also its peak).
+    pub wasm_memory_bytes: u64,
+}
+
+impl ModelSummary {
+    /// The page's one-line description of a loaded model.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} files, {} entities, {} edges ({} corpus types, {} stub types, {} modules), read in {:.2} s",
+            self.name,
+            self.files,
+            self.entities,
+            self.edges,
+            self.corpus_types,
+            self.stub_types,
+            self.corpus_modules,
+            self.millis / 1000.0
+        )
+    }
+}
+
+/// Why a model could not be read: where, and which rule it broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadError {
+    /// 1-based line; 0 when the error concerns the input as a whole.
+    pub line: u64,
+    /// The rule of the format that was broken (e.g. `reference-closure`), or
+    /// `fetch` when the bytes could not be obtained.
+    pub rule: String,
+    /// The full message, `name:line: what was expected`.
+    pub text: String,
+}
+
+impl From<&model::ModelError> for LoadError {
+    fn from(e: &model::ModelError) -> Self {
+        LoadError { line: e.line, rule: e.rule.as_str().to_owned(), text: e.to_string() }
+    }
+}
+
+impl ModelSummary {
+    /// The summary of a model just read.
+    pub fn of(m: &model::Model, name: &str, bytes: u64, millis: f64, wasm_memory_bytes: u64) -> Self {
+        let c = model::Census::of(m);
+        ModelSummary {
+            name: name.to_owned(),
+            lang: m.lang().to_owned(),
+            bytes,
+            files: c.files,
+            entities: c.entities,
+            edges: c.edges,
+            corpus_types: c.corpus_types,
+            stub_types: c.stub_types,
+            corpus_modules: c.corpus_modules,
+            findings: m.findings().total(),
+            millis,
+            wasm_memory_bytes,
+        }
+    }
 }
 
 impl FromWorker {
@@ -50,6 +137,9 @@ pub fn handle(msg: ToWorker) -> FromWorker {
             message: format!(
                 "protocol mismatch: page speaks {protocol}, worker speaks {PROTOCOL_VERSION}"
             ),
+        },
+        ToWorker::LoadModelUrl { .. } => FromWorker::Error {
+            message: "loading is asynchronous and handled by the worker itself".into(),
         },
     }
 }
@@ -79,6 +169,29 @@ mod tests {
                 serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
             assert_eq!(back, msg);
         }
+    }
+
+    #[test]
+    fn a_load_error_names_line_and_rule() {
+        let e = model::read_model(&b"{\"t\":\"f\",\"i\":0,\"path\":\"a\"}\n"[..], "m.jsonl").unwrap_err();
+        let le = LoadError::from(&e);
+        assert_eq!(le.line, 1);
+        assert_eq!(le.rule, "section-order");
+        assert_eq!(le.text, "m.jsonl:1: file is on line 1, but line 1 must be the header record");
+        let msg = FromWorker::ModelFailed { error: le };
+        let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+        assert_eq!(back, msg);
+    }
+
+    #[test]
+    fn a_summary_describes_the_fixture() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/upstream-java/model.jsonl");
+        let m = model::read_model(std::io::BufReader::new(std::fs::File::open(path).unwrap()), "model.jsonl").unwrap();
+        let s = ModelSummary::of(&m, "model.jsonl", 1, 1500.0, 2 << 20);
+        assert_eq!(
+            s.describe(),
+            "model.jsonl: 16 files, 179 entities, 188 edges (19 corpus types, 20 stub types, 3 modules), read in 1.50 s"
+        );
     }
 
     #[test]

@@ -1,10 +1,17 @@
 //! The dedicated Worker: owns all state; talks to the page only through
 //! [`crate::protocol`] messages.
 
-use crate::protocol::{self, FromWorker, ToWorker};
+use crate::protocol::{self, FromWorker, LoadError, ModelSummary, ToWorker};
 use crate::wire;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStreamDefaultReader, Response};
+
+thread_local! {
+    /// The model the worker holds (the page never gets it, only summaries).
+    static MODEL: RefCell<Option<model::Model>> = const { RefCell::new(None) };
+}
 
 pub fn start() {
     console_error_panic_hook::set_once();
@@ -12,13 +19,20 @@ pub fn start() {
 
     let reply_scope = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-        let answer = match wire::from_js::<ToWorker>(ev.data()) {
-            Ok(msg) => protocol::handle(msg),
-            Err(e) => FromWorker::Error {
-                message: format!("unreadable message: {e}"),
-            },
-        };
-        post(&reply_scope, &answer);
+        match wire::from_js::<ToWorker>(ev.data()) {
+            Ok(ToWorker::LoadModelUrl { url }) => {
+                let scope = reply_scope.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let answer = match load_url(&scope, &url).await {
+                        Ok(summary) => FromWorker::ModelLoaded { summary },
+                        Err(error) => FromWorker::ModelFailed { error },
+                    };
+                    post(&scope, &answer);
+                });
+            }
+            Ok(msg) => post(&reply_scope, &protocol::handle(msg)),
+            Err(e) => post(&reply_scope, &FromWorker::Error { message: format!("unreadable message: {e}") }),
+        }
     });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
@@ -33,4 +47,70 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
     if let Err(e) = sent {
         web_sys::console::error_1(&format!("worker: cannot post {msg:?}: {e}").into());
     }
+}
+
+fn fetch_error(url: &str, what: impl std::fmt::Display) -> LoadError {
+    LoadError { line: 0, rule: "fetch".into(), text: format!("{url}: {what}") }
+}
+
+fn js_text(v: &JsValue) -> String {
+    v.as_string().or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string())).unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// Bytes of the worker's wasm memory (it only grows, so this is the peak).
+fn wasm_memory_bytes() -> u64 {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64
+}
+
+/// Fetches `url` and reads it as a model, chunk by chunk as the bytes arrive,
+/// posting progress about every 1% (or 4 MiB when the size is unknown).
+async fn load_url(scope: &DedicatedWorkerGlobalScope, url: &str) -> Result<ModelSummary, LoadError> {
+    let started = js_sys::Date::now();
+    MODEL.with(|m| m.borrow_mut().take());
+    let response: Response = JsFuture::from(scope.fetch_with_str(url))
+        .await
+        .map_err(|e| fetch_error(url, js_text(&e)))?
+        .unchecked_into();
+    if !response.ok() {
+        return Err(fetch_error(url, format!("HTTP {} {}", response.status(), response.status_text())));
+    }
+    let total = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<u64>().ok());
+    let body = response.body().ok_or_else(|| fetch_error(url, "the response has no body"))?;
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(url).to_owned();
+    let mut model_reader = model::ModelReader::new(&name);
+    let step = total.map_or(4 << 20, |t| (t / 100).max(1 << 20));
+    let mut next_report = 0u64;
+    let mut bytes = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(|e| fetch_error(url, js_text(&e)))?;
+        let done = js_sys::Reflect::get(&chunk, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
+        if done {
+            break;
+        }
+        let value: js_sys::Uint8Array = js_sys::Reflect::get(&chunk, &"value".into())
+            .map_err(|e| fetch_error(url, js_text(&e)))?
+            .unchecked_into();
+        buf.resize(value.length() as usize, 0);
+        value.copy_to(&mut buf);
+        bytes += buf.len() as u64;
+        model_reader.push_chunk(&buf).map_err(|e| LoadError::from(&e))?;
+        if bytes >= next_report {
+            post(scope, &FromWorker::LoadProgress { bytes, total });
+            next_report = bytes + step;
+        }
+    }
+    drop(buf);
+    let model = model_reader.finish().map_err(|e| LoadError::from(&e))?;
+    let millis = js_sys::Date::now() - started;
+    let summary = ModelSummary::of(&model, &name, bytes, millis, wasm_memory_bytes());
+    MODEL.with(|m| *m.borrow_mut() = Some(model));
+    Ok(summary)
 }

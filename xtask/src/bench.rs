@@ -23,12 +23,21 @@ enum Bench {
         /// Repetitions; the best and the median are printed.
         #[arg(long, default_value_t = 3)]
         runs: usize,
+        /// Skip the measurement in headless Chromium.
+        #[arg(long)]
+        no_browser: bool,
     },
 }
 
 pub fn run(args: Args) -> crate::Result {
     match args.what {
-        Bench::Read { model, runs } => read(&model, runs.max(1)),
+        Bench::Read { model, runs, no_browser } => {
+            read(&model, runs.max(1))?;
+            if no_browser {
+                return Ok(());
+            }
+            read_in_browser(&model, runs.clamp(1, 3))
+        }
     }
 }
 
@@ -100,6 +109,54 @@ fn read(model: &Path, runs: usize) -> crate::Result {
         "  native (release CLI `model check`, {runs} runs): best {best:.3} s, median {median:.3} s, {:.0} MB/s, peak RSS {:.0} MB",
         bytes as f64 / 1e6 / best,
         peak as f64 / 1e6
+    );
+    Ok(())
+}
+
+/// The same read in the browser: the release page built by Trunk, the model
+/// served beside it, read by the Worker; figures reported by the page.
+fn read_in_browser(model: &Path, runs: usize) -> crate::Result {
+    crate::setup::run()?;
+    crate::serve::trunk_build(true)?;
+    let dist = root().join("dist");
+    let bench_dir = dist.join("bench");
+    std::fs::create_dir_all(&bench_dir).map_err(|e| e.to_string())?;
+    let served = bench_dir.join("model.jsonl");
+    let _ = std::fs::remove_file(&served);
+    if std::fs::hard_link(model, &served).is_err() {
+        std::fs::copy(model, &served).map_err(|e| format!("copy {}: {e}", model.display()))?;
+    }
+    let server = crate::serve::StaticServer::start(&dist, 0)?;
+    let mut results = Vec::new();
+    for _ in 0..runs {
+        let out = Command::new("node")
+            .current_dir(root())
+            .arg("tests/bench/read.mjs")
+            .arg("bench/model.jsonl")
+            .env("E2E_BASE_URL", server.url())
+            .output()
+            .map_err(|e| format!("node: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("browser bench failed: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let line = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| format!("{e}: {line}"))?;
+        results.push(v);
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&bench_dir);
+    let bytes = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
+    let mut secs: Vec<f64> = results.iter().map(|v| v["millis"].as_f64().unwrap_or(0.0) / 1000.0).collect();
+    secs.sort_by(f64::total_cmp);
+    let memory = results.iter().filter_map(|v| v["wasmMemory"].as_u64()).max().unwrap_or(0);
+    let long_task = results.iter().filter_map(|v| v["longestUiTaskMs"].as_f64()).fold(0.0, f64::max);
+    println!(
+        "  browser (headless Chromium, wasm in the Worker, fetch + read, {runs} runs): best {:.3} s, median {:.3} s, {:.0} MB/s, wasm memory {:.0} MB, longest UI-thread task {:.0} ms",
+        secs[0],
+        secs[secs.len() / 2],
+        bytes as f64 / 1e6 / secs[0],
+        memory as f64 / 1e6,
+        long_task
     );
     Ok(())
 }
