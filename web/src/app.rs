@@ -59,7 +59,8 @@ fn App() -> impl IntoView {
 
 #[component]
 fn ModelStatus(load: ReadSignal<Load>) -> impl IntoView {
-    move || match load.get() {
+    move || {
+        match load.get() {
         Load::Idle => view! { <section id="model-status" data-state="idle"></section> }.into_any(),
         Load::Reading { bytes, total } => {
             let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
@@ -96,6 +97,7 @@ fn ModelStatus(load: ReadSignal<Load>) -> impl IntoView {
         }
         .into_any(),
     }
+    }
 }
 
 fn spawn_worker(
@@ -114,14 +116,16 @@ fn spawn_worker(
                 // Ask for the model named in the address once, on the first Ready.
                 if let Some(url) = model_url.take() {
                     set_load.set(Load::Reading { bytes: 0, total: None });
-                    if let Err(e) = wire::to_js(&ToWorker::LoadModelUrl { url }).and_then(|m| sender.post_message(&m).map_err(|e| format!("{e:?}"))) {
+                    if let Err(e) = wire::to_js(&ToWorker::LoadModelUrl { url })
+                        .and_then(|m| sender.post_message(&m).map_err(|e| format!("{e:?}")))
+                    {
                         set_status.set(format!("cannot ask the worker: {e}"));
                     }
                 }
             }
-            Ok(FromWorker::Ready { protocol, .. }) => set_status.set(format!(
-                "worker speaks protocol {protocol}, page speaks {PROTOCOL_VERSION}"
-            )),
+            Ok(FromWorker::Ready { protocol, .. }) => {
+                set_status.set(format!("worker speaks protocol {protocol}, page speaks {PROTOCOL_VERSION}"))
+            }
             Ok(FromWorker::Error { message }) => set_status.set(format!("worker error: {message}")),
             Ok(FromWorker::LoadProgress { bytes, total }) => set_load.set(Load::Reading { bytes, total }),
             Ok(FromWorker::ModelLoaded { summary }) => set_load.set(Load::Loaded(summary)),
@@ -140,9 +144,7 @@ fn spawn_worker(
 
     // The worker also announces itself unasked once its wasm is up; this
     // Hello covers the case where that announcement raced ahead of us.
-    let hello = wire::to_js(&ToWorker::Hello {
-        protocol: PROTOCOL_VERSION,
-    })?;
+    let hello = wire::to_js(&ToWorker::Hello { protocol: PROTOCOL_VERSION })?;
     worker.post_message(&hello).map_err(|e| format!("{e:?}"))?;
     Ok(worker)
 }

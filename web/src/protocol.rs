@@ -121,10 +121,7 @@ impl ModelSummary {
 
 impl FromWorker {
     pub fn ready() -> Self {
-        FromWorker::Ready {
-            version: APP_VERSION.to_string(),
-            protocol: PROTOCOL_VERSION,
-        }
+        FromWorker::Ready { version: APP_VERSION.to_string(), protocol: PROTOCOL_VERSION }
     }
 }
 
@@ -134,13 +131,11 @@ pub fn handle(msg: ToWorker) -> FromWorker {
     match msg {
         ToWorker::Hello { protocol } if protocol == PROTOCOL_VERSION => FromWorker::ready(),
         ToWorker::Hello { protocol } => FromWorker::Error {
-            message: format!(
-                "protocol mismatch: page speaks {protocol}, worker speaks {PROTOCOL_VERSION}"
-            ),
+            message: format!("protocol mismatch: page speaks {protocol}, worker speaks {PROTOCOL_VERSION}"),
         },
-        ToWorker::LoadModelUrl { .. } => FromWorker::Error {
-            message: "loading is asynchronous and handled by the worker itself".into(),
-        },
+        ToWorker::LoadModelUrl { .. } => {
+            FromWorker::Error { message: "loading is asynchronous and handled by the worker itself".into() }
+        }
     }
 }
 
@@ -159,14 +154,8 @@ mod tests {
 
     #[test]
     fn messages_round_trip() {
-        for msg in [
-            FromWorker::ready(),
-            FromWorker::Error {
-                message: "x".into(),
-            },
-        ] {
-            let back: FromWorker =
-                serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+        for msg in [FromWorker::ready(), FromWorker::Error { message: "x".into() }] {
+            let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
             assert_eq!(back, msg);
         }
     }
@@ -196,17 +185,7 @@ mod tests {
 
     #[test]
     fn hello_is_answered_with_ready_or_a_mismatch() {
-        assert_eq!(
-            handle(ToWorker::Hello {
-                protocol: PROTOCOL_VERSION
-            }),
-            FromWorker::ready()
-        );
-        assert!(matches!(
-            handle(ToWorker::Hello {
-                protocol: PROTOCOL_VERSION + 1
-            }),
-            FromWorker::Error { .. }
-        ));
+        assert_eq!(handle(ToWorker::Hello { protocol: PROTOCOL_VERSION }), FromWorker::ready());
+        assert!(matches!(handle(ToWorker::Hello { protocol: PROTOCOL_VERSION + 1 }), FromWorker::Error { .. }));
     }
 }

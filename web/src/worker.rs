@@ -18,8 +18,8 @@ pub fn start() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
 
     let reply_scope = scope.clone();
-    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-        match wire::from_js::<ToWorker>(ev.data()) {
+    let onmessage =
+        Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| match wire::from_js::<ToWorker>(ev.data()) {
             Ok(ToWorker::LoadModelUrl { url }) => {
                 let scope = reply_scope.clone();
                 wasm_bindgen_futures::spawn_local(async move {
@@ -32,8 +32,7 @@ pub fn start() {
             }
             Ok(msg) => post(&reply_scope, &protocol::handle(msg)),
             Err(e) => post(&reply_scope, &FromWorker::Error { message: format!("unreadable message: {e}") }),
-        }
-    });
+        });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
 
@@ -54,7 +53,9 @@ fn fetch_error(url: &str, what: impl std::fmt::Display) -> LoadError {
 }
 
 fn js_text(v: &JsValue) -> String {
-    v.as_string().or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string())).unwrap_or_else(|| format!("{v:?}"))
+    v.as_string()
+        .or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| format!("{v:?}"))
 }
 
 /// Bytes of the worker's wasm memory (it only grows, so this is the peak).
@@ -68,19 +69,12 @@ fn wasm_memory_bytes() -> u64 {
 async fn load_url(scope: &DedicatedWorkerGlobalScope, url: &str) -> Result<ModelSummary, LoadError> {
     let started = js_sys::Date::now();
     MODEL.with(|m| m.borrow_mut().take());
-    let response: Response = JsFuture::from(scope.fetch_with_str(url))
-        .await
-        .map_err(|e| fetch_error(url, js_text(&e)))?
-        .unchecked_into();
+    let response: Response =
+        JsFuture::from(scope.fetch_with_str(url)).await.map_err(|e| fetch_error(url, js_text(&e)))?.unchecked_into();
     if !response.ok() {
         return Err(fetch_error(url, format!("HTTP {} {}", response.status(), response.status_text())));
     }
-    let total = response
-        .headers()
-        .get("content-length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.parse::<u64>().ok());
+    let total = response.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<u64>().ok());
     let body = response.body().ok_or_else(|| fetch_error(url, "the response has no body"))?;
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(url).to_owned();
@@ -95,9 +89,8 @@ async fn load_url(scope: &DedicatedWorkerGlobalScope, url: &str) -> Result<Model
         if done {
             break;
         }
-        let value: js_sys::Uint8Array = js_sys::Reflect::get(&chunk, &"value".into())
-            .map_err(|e| fetch_error(url, js_text(&e)))?
-            .unchecked_into();
+        let value: js_sys::Uint8Array =
+            js_sys::Reflect::get(&chunk, &"value".into()).map_err(|e| fetch_error(url, js_text(&e)))?.unchecked_into();
         buf.resize(value.length() as usize, 0);
         value.copy_to(&mut buf);
         bytes += buf.len() as u64;

@@ -36,13 +36,7 @@ pub fn run(args: Args) -> crate::Result {
         return Ok(());
     }
     let mut cmd = trunk();
-    cmd.args([
-        "serve",
-        "--address",
-        "127.0.0.1",
-        "--port",
-        &args.port.to_string(),
-    ]);
+    cmd.args(["serve", "--address", "127.0.0.1", "--port", &args.port.to_string()]);
     if args.release {
         cmd.arg("--release");
     }
@@ -82,10 +76,7 @@ impl StaticServer {
         }
         let server = tiny_http::Server::http(("127.0.0.1", port))
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-        let addr = server
-            .server_addr()
-            .to_ip()
-            .ok_or("static server is not on an IP address")?;
+        let addr = server.server_addr().to_ip().ok_or("static server is not on an IP address")?;
         let server = Arc::new(server);
         let dir = dir.to_path_buf();
         let worker = Arc::clone(&server);
@@ -95,11 +86,7 @@ impl StaticServer {
                 std::thread::spawn(move || respond(&dir, request));
             }
         });
-        Ok(StaticServer {
-            server,
-            addr,
-            thread: Some(thread),
-        })
+        Ok(StaticServer { server, addr, thread: Some(thread) })
     }
 
     pub fn addr(&self) -> std::net::SocketAddr {
@@ -138,15 +125,12 @@ fn respond(dir: &Path, request: tiny_http::Request) {
         header("Cross-Origin-Resource-Policy", "same-origin"),
         header("Cache-Control", "no-cache"),
     ];
-    let method_ok = matches!(
-        request.method(),
-        tiny_http::Method::Get | tiny_http::Method::Head
-    );
+    let method_ok = matches!(request.method(), tiny_http::Method::Get | tiny_http::Method::Head);
     let file = method_ok.then(|| resolve(dir, request.url())).flatten();
     let result = match file.and_then(|p| File::open(&p).ok().map(|f| (p, f))) {
         Some((path, file)) => {
-            let mut response = tiny_http::Response::from_file(file)
-                .with_header(header("Content-Type", mime_type(&path)));
+            let mut response =
+                tiny_http::Response::from_file(file).with_header(header("Content-Type", mime_type(&path)));
             for h in headers {
                 response.add_header(h);
             }
@@ -233,10 +217,7 @@ mod tests {
         std::fs::write(dir.join("index.html"), "x").unwrap();
         std::fs::write(dir.join("sub/a b.js"), "x").unwrap();
         assert_eq!(resolve(&dir, "/"), Some(dir.join("index.html")));
-        assert_eq!(
-            resolve(&dir, "/sub/a%20b.js?v=1"),
-            Some(dir.join("sub/a b.js"))
-        );
+        assert_eq!(resolve(&dir, "/sub/a%20b.js?v=1"), Some(dir.join("sub/a b.js")));
         assert_eq!(resolve(&dir, "/../etc/passwd"), None);
         assert_eq!(resolve(&dir, "/missing"), None);
         std::fs::remove_dir_all(&dir).unwrap();

@@ -60,23 +60,14 @@ pub fn cargo() -> Command {
 
 /// stdout of a command, if it ran and succeeded.
 fn output_of(cmd: &mut Command) -> Option<String> {
-    let out = cmd
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = cmd.stdin(Stdio::null()).stderr(Stdio::null()).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Run a command, streaming its output; fail with a readable message.
 pub fn run_cmd(cmd: &mut Command) -> crate::Result {
     let shown = format!("{cmd:?}");
-    let status = cmd
-        .stdin(Stdio::null())
-        .status()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let status = cmd.stdin(Stdio::null()).status().map_err(|e| format!("cannot run {shown}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -101,16 +92,12 @@ fn wasm_target() -> crate::Result {
             // No rustup: accept a toolchain that has the target's std anyway.
             let sysroot = output_of(Command::new("rustc").args(["--print", "sysroot"]))
                 .ok_or("neither rustup nor rustc --print sysroot works")?;
-            let lib = Path::new(sysroot.trim())
-                .join("lib/rustlib")
-                .join(WASM_TARGET);
+            let lib = Path::new(sysroot.trim()).join("lib/rustlib").join(WASM_TARGET);
             if lib.is_dir() {
                 report(&what, "present");
                 Ok(())
             } else {
-                Err(format!(
-                    "{WASM_TARGET} is missing and rustup is not available to add it"
-                ))
+                Err(format!("{WASM_TARGET} is missing and rustup is not available to add it"))
             }
         }
     }
@@ -126,24 +113,15 @@ fn apt_packages() -> crate::Result {
     let have_dpkg = output_of(Command::new("dpkg-query").arg("--version")).is_some();
     if !have_dpkg {
         // Not Debian: accept the tools if they are on PATH.
-        let missing: Vec<&str> = ["clang", "chromium", "chromedriver"]
-            .into_iter()
-            .filter(|b| which(b).is_none())
-            .collect();
+        let missing: Vec<&str> =
+            ["clang", "chromium", "chromedriver"].into_iter().filter(|b| which(b).is_none()).collect();
         if missing.is_empty() {
             report(&what, "present");
             return Ok(());
         }
-        return Err(format!(
-            "no apt/dpkg here; please install: {}",
-            missing.join(", ")
-        ));
+        return Err(format!("no apt/dpkg here; please install: {}", missing.join(", ")));
     }
-    let missing: Vec<&str> = APT_PACKAGES
-        .iter()
-        .copied()
-        .filter(|p| !dpkg_installed(p))
-        .collect();
+    let missing: Vec<&str> = APT_PACKAGES.iter().copied().filter(|p| !dpkg_installed(p)).collect();
     if missing.is_empty() {
         report(&what, "present");
         return Ok(());
@@ -174,9 +152,7 @@ fn is_root() -> bool {
 
 pub fn which(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 /// The version word of `<tool> --version` (e.g. `trunk 0.21.14` -> `0.21.14`).
@@ -199,10 +175,8 @@ fn trunk() -> crate::Result {
 /// The `wasm-bindgen` crate version in the workspace's Cargo.lock.
 pub fn locked_wasm_bindgen() -> crate::Result<String> {
     let lock_path = root().join("Cargo.lock");
-    let lock = std::fs::read_to_string(&lock_path)
-        .map_err(|e| format!("cannot read {}: {e}", lock_path.display()))?;
-    locked_version(&lock, "wasm-bindgen")
-        .ok_or_else(|| format!("no `wasm-bindgen` package in {}", lock_path.display()))
+    let lock = std::fs::read_to_string(&lock_path).map_err(|e| format!("cannot read {}: {e}", lock_path.display()))?;
+    locked_version(&lock, "wasm-bindgen").ok_or_else(|| format!("no `wasm-bindgen` package in {}", lock_path.display()))
 }
 
 /// Find `version` of the `[[package]]` named `name` in a Cargo.lock text.
@@ -232,14 +206,7 @@ fn wasm_bindgen_cli() -> crate::Result {
         return Ok(());
     }
     // No --locked: its lockfile pins a crate version the registry here lacks.
-    run_cmd(cargo().args([
-        "install",
-        "wasm-bindgen-cli",
-        "--version",
-        &version,
-        "--no-default-features",
-        "--force",
-    ]))?;
+    run_cmd(cargo().args(["install", "wasm-bindgen-cli", "--version", &version, "--no-default-features", "--force"]))?;
     report(&what, "installed");
     Ok(())
 }
@@ -264,12 +231,7 @@ fn playwright() -> crate::Result {
     }
     let ci = dir.join("package-lock.json").is_file();
     let mut cmd = Command::new("npm");
-    cmd.current_dir(&dir).args([
-        if ci { "ci" } else { "install" },
-        "--no-audit",
-        "--no-fund",
-        "--loglevel=error",
-    ]);
+    cmd.current_dir(&dir).args([if ci { "ci" } else { "install" }, "--no-audit", "--no-fund", "--loglevel=error"]);
     run_cmd(&mut cmd)?;
     report(&what, "installed");
     Ok(())
@@ -291,10 +253,7 @@ name = "wasm-bindgen"
 version = "0.2.130"
 source = "registry+https://github.com/rust-lang/crates.io-index"
 "#;
-        assert_eq!(
-            locked_version(lock, "wasm-bindgen").as_deref(),
-            Some("0.2.130")
-        );
+        assert_eq!(locked_version(lock, "wasm-bindgen").as_deref(), Some("0.2.130"));
         assert_eq!(locked_version(lock, "nope"), None);
     }
 }

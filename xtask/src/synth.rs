@@ -40,8 +40,7 @@ pub struct Args {
 pub fn run(args: Args) -> crate::Result {
     let started = Instant::now();
     let b = generate(args.entities, args.edges, args.seed)?;
-    let file =
-        std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let file = std::fs::File::create(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let w = b.write_to(file).map_err(|e| format!("synth: {e}"))?;
     println!(
         "synth: {} files, {} entities, {} edges, {} bytes, {:.2} s -> {}",
@@ -68,17 +67,11 @@ pub fn generate(entities: usize, edges: usize, seed: u64) -> crate::Result<Model
     g.packages_and_types(entities);
     g.members();
     if g.b.entity_count() != entities {
-        return Err(format!(
-            "synth: internal: {} entities instead of {entities}",
-            g.b.entity_count()
-        ));
+        return Err(format!("synth: internal: {} entities instead of {entities}", g.b.entity_count()));
     }
     g.edges(edges);
     if g.b.edge_count() != edges {
-        return Err(format!(
-            "synth: internal: {} edges instead of {edges}",
-            g.b.edge_count()
-        ));
+        return Err(format!("synth: internal: {} edges instead of {edges}", g.b.edge_count()));
     }
     Ok(g.b)
 }
@@ -200,10 +193,7 @@ const STUBS: &[(&str, &[&str])] = &[
             "StringJoiner",
         ],
     ),
-    (
-        "java.math",
-        &["BigDecimal", "=RoundingMode", "BigInteger", "MathContext"],
-    ),
+    ("java.math", &["BigDecimal", "=RoundingMode", "BigInteger", "MathContext"]),
     (
         "java.time",
         &[
@@ -236,38 +226,13 @@ const STUBS: &[(&str, &[&str])] = &[
             "@OneToOne",
         ],
     ),
-    (
-        "org.springframework.stereotype",
-        &["@Service", "@Component", "@Repository"],
-    ),
-    (
-        "org.springframework.transaction.annotation",
-        &["@Transactional", "=Propagation"],
-    ),
-    (
-        "org.springframework.beans.factory.annotation",
-        &["@Autowired", "@Qualifier", "@Value"],
-    ),
-    (
-        "java.util.function",
-        &[
-            "^Function",
-            "^Supplier",
-            "^Consumer",
-            "^Predicate",
-            "^BiFunction",
-            "^UnaryOperator",
-        ],
-    ),
+    ("org.springframework.stereotype", &["@Service", "@Component", "@Repository"]),
+    ("org.springframework.transaction.annotation", &["@Transactional", "=Propagation"]),
+    ("org.springframework.beans.factory.annotation", &["@Autowired", "@Qualifier", "@Value"]),
+    ("java.util.function", &["^Function", "^Supplier", "^Consumer", "^Predicate", "^BiFunction", "^UnaryOperator"]),
     ("java.util.stream", &["^Stream", "Collectors", "^IntStream"]),
-    (
-        "org.springframework.jdbc.core",
-        &["JdbcTemplate", "^RowMapper", "^ResultSetExtractor"],
-    ),
-    (
-        "java.sql",
-        &["^ResultSet", "!SQLException", "Types", "Timestamp"],
-    ),
+    ("org.springframework.jdbc.core", &["JdbcTemplate", "^RowMapper", "^ResultSetExtractor"]),
+    ("java.sql", &["^ResultSet", "!SQLException", "Types", "Timestamp"]),
     (
         "jakarta.ws.rs",
         &[
@@ -287,25 +252,10 @@ const STUBS: &[(&str, &[&str])] = &[
     ("jakarta.ws.rs.core", &["MediaType", "^UriInfo", "Response"]),
     (
         "org.springframework.data.jpa.repository",
-        &[
-            "^JpaRepository",
-            "^JpaSpecificationExecutor",
-            "@Query",
-            "@Modifying",
-        ],
+        &["^JpaRepository", "^JpaSpecificationExecutor", "@Query", "@Modifying"],
     ),
     ("org.slf4j", &["^Logger", "LoggerFactory"]),
-    (
-        "com.google.gson",
-        &[
-            "Gson",
-            "JsonElement",
-            "JsonObject",
-            "JsonArray",
-            "JsonParser",
-            "GsonBuilder",
-        ],
-    ),
+    ("com.google.gson", &["Gson", "JsonElement", "JsonObject", "JsonArray", "JsonParser", "GsonBuilder"]),
     (
         "lombok",
         &[
@@ -319,58 +269,18 @@ const STUBS: &[(&str, &[&str])] = &[
             "@Slf4j",
         ],
     ),
-    (
-        "io.swagger.v3.oas.annotations",
-        &["@Operation", "@Parameter"],
-    ),
+    ("io.swagger.v3.oas.annotations", &["@Operation", "@Parameter"]),
     ("io.swagger.v3.oas.annotations.tags", &["@Tag"]),
-    (
-        "java.util.concurrent",
-        &[
-            "ConcurrentHashMap",
-            "^ExecutorService",
-            "=TimeUnit",
-            "CompletableFuture",
-            "^Callable",
-        ],
-    ),
-    (
-        "org.apache.commons.lang3",
-        &["StringUtils", "ObjectUtils", "BooleanUtils"],
-    ),
-    (
-        "com.fasterxml.jackson.databind",
-        &["ObjectMapper", "JsonNode"],
-    ),
-    (
-        "java.io",
-        &[
-            "^Serializable",
-            "!IOException",
-            "InputStream",
-            "OutputStream",
-            "File",
-            "PrintStream",
-        ],
-    ),
-    (
-        "org.springframework.context.annotation",
-        &["@Bean", "@Configuration", "@Lazy"],
-    ),
+    ("java.util.concurrent", &["ConcurrentHashMap", "^ExecutorService", "=TimeUnit", "CompletableFuture", "^Callable"]),
+    ("org.apache.commons.lang3", &["StringUtils", "ObjectUtils", "BooleanUtils"]),
+    ("com.fasterxml.jackson.databind", &["ObjectMapper", "JsonNode"]),
+    ("java.io", &["^Serializable", "!IOException", "InputStream", "OutputStream", "File", "PrintStream"]),
+    ("org.springframework.context.annotation", &["@Bean", "@Configuration", "@Lazy"]),
     ("java.time.format", &["DateTimeFormatter"]),
     ("java.nio.charset", &["StandardCharsets"]),
-    (
-        "org.springframework.batch.core",
-        &["^Job", "^Step", "StepExecution", "JobParameters"],
-    ),
-    (
-        "org.springframework.security.core",
-        &["^Authentication", "^GrantedAuthority"],
-    ),
-    (
-        "org.springframework.http",
-        &["ResponseEntity", "=HttpStatus"],
-    ),
+    ("org.springframework.batch.core", &["^Job", "^Step", "StepExecution", "JobParameters"]),
+    ("org.springframework.security.core", &["^Authentication", "^GrantedAuthority"]),
+    ("org.springframework.http", &["ResponseEntity", "=HttpStatus"]),
 ];
 
 const AREAS: &[&str] = &[
@@ -799,19 +709,13 @@ impl Gen {
         let mut seen = HashSet::new();
         while picked.len() < want_types {
             if vendor_pkgs.is_empty() || self.rng.chance(0.08) {
-                vendor_pkgs.push(format!(
-                    "com.vendor{}.{}",
-                    vendor_pkgs.len(),
-                    self.rng.pick(SEGMENTS)
-                ));
+                vendor_pkgs.push(format!("com.vendor{}.{}", vendor_pkgs.len(), self.rng.pick(SEGMENTS)));
             }
             let p = STUBS.len() + self.rng.below(vendor_pkgs.len());
             let name = format!(
                 "{}{}",
                 self.rng.pick(NOUNS),
-                self.rng.pick(&[
-                    "Client", "Support", "Factory", "Util", "Context", "Handler", "Spec", "Event"
-                ])
+                self.rng.pick(&["Client", "Support", "Factory", "Util", "Context", "Handler", "Spec", "Event"])
             );
             if seen.insert((p, name.clone())) {
                 let hint = if self.rng.chance(0.1) {
@@ -839,10 +743,7 @@ impl Gen {
                 self.stub_pkgs.push(r);
             }
             let r = self.b.java_stub_type(&path, &name).id();
-            self.stub_types.push(TypeRef {
-                r,
-                fqn: format!("{path}.{name}"),
-            });
+            self.stub_types.push(TypeRef { r, fqn: format!("{path}.{name}") });
             match hint {
                 StubHint::Annotation => self.stub_annotations.push(r),
                 StubHint::Exception => self.stub_exceptions.push(r),
@@ -877,22 +778,10 @@ impl Gen {
         while paths.len() < pkgs {
             attempts += 1;
             let parent = self.rng.skewed(paths.len().min(64)).min(paths.len() - 1);
-            let parent = if self.rng.chance(0.5) {
-                self.rng.below(paths.len())
-            } else {
-                parent
-            };
+            let parent = if self.rng.chance(0.5) { self.rng.below(paths.len()) } else { parent };
             let depth = paths[parent].matches('.').count();
-            let seg = if depth < 5 {
-                *self.rng.pick(SEGMENTS)
-            } else {
-                *self.rng.pick(LAYERS)
-            };
-            let seg = if attempts > 20 * pkgs {
-                format!("{seg}{attempts}")
-            } else {
-                seg.to_owned()
-            };
+            let seg = if depth < 5 { *self.rng.pick(SEGMENTS) } else { *self.rng.pick(LAYERS) };
+            let seg = if attempts > 20 * pkgs { format!("{seg}{attempts}") } else { seg.to_owned() };
             // Some sub-packages skip a level that holds no types: their parent is
             // then the nearest ANCESTOR corpus package.
             let path = if self.rng.chance(0.1) {
@@ -913,12 +802,7 @@ impl Gen {
                     self.b.java_subpackage(path, pr).id()
                 }
             };
-            self.pkgs.push(Pkg {
-                path: path.clone(),
-                r,
-                files: Vec::new(),
-                types: Vec::new(),
-            });
+            self.pkgs.push(Pkg { path: path.clone(), r, files: Vec::new(), types: Vec::new() });
         }
 
         // Parentless stubs invented inside corpus packages (§12.2).
@@ -927,20 +811,14 @@ impl Gen {
             let path = self.pkgs[p].path.clone();
             let name = format!("{}{}Gateway{k}", self.rng.pick(NOUNS), self.rng.pick(NOUNS));
             let r = self.b.java_parentless_stub_type(&path, &name).id();
-            self.stub_types.push(TypeRef {
-                r,
-                fqn: format!("{path}.{name}"),
-            });
+            self.stub_types.push(TypeRef { r, fqn: format!("{path}.{name}") });
         }
 
         // Budgets per file: log-normal sizes summing exactly to the corpus budget.
         let weights: Vec<f64> = (0..files).map(|_| self.rng.lognormal(0.8)).collect();
         let total: f64 = weights.iter().sum();
         let spare = corpus - 3 * files;
-        let mut budgets: Vec<usize> = weights
-            .iter()
-            .map(|w| 3 + (spare as f64 * w / total) as usize)
-            .collect();
+        let mut budgets: Vec<usize> = weights.iter().map(|w| 3 + (spare as f64 * w / total) as usize).collect();
         let mut sum: usize = budgets.iter().sum();
         while sum < corpus {
             let i = self.rng.below(files);
@@ -951,11 +829,7 @@ impl Gen {
         // Top-level types: every package gets one, the rest skewed to big packages.
         let mut names_in_pkg: Vec<HashSet<String>> = vec![HashSet::new(); self.pkgs.len()];
         for (f, &budget) in budgets.iter().enumerate() {
-            let pkg = if f < self.pkgs.len() {
-                f
-            } else {
-                self.rng.skewed(self.pkgs.len())
-            };
+            let pkg = if f < self.pkgs.len() { f } else { self.rng.skewed(self.pkgs.len()) };
             let (kind, exception) = match self.rng.below(100) {
                 0..=4 => (Kind::Class, true),
                 5..=74 => (Kind::Class, false),
@@ -968,25 +842,12 @@ impl Gen {
                 let base = format!("{}{}", self.rng.pick(NOUNS), self.rng.pick(NOUNS));
                 let suffix = match kind {
                     _ if exception => "NotFoundException",
-                    Kind::Interface => *self.rng.pick(&[
-                        "Service",
-                        "Repository",
-                        "ReadPlatformService",
-                        "Handler",
-                        "Provider",
-                        "",
-                    ]),
-                    Kind::Enum => {
-                        *self
-                            .rng
-                            .pick(&["Type", "Status", "Enum", "Frequency", "Method"])
+                    Kind::Interface => {
+                        *self.rng.pick(&["Service", "Repository", "ReadPlatformService", "Handler", "Provider", ""])
                     }
+                    Kind::Enum => *self.rng.pick(&["Type", "Status", "Enum", "Frequency", "Method"]),
                     Kind::Record => *self.rng.pick(&["Data", "Request", "Response", "Summary"]),
-                    Kind::Annotation => {
-                        *self
-                            .rng
-                            .pick(&["Audited", "Validated", "Command", "Secured"])
-                    }
+                    Kind::Annotation => *self.rng.pick(&["Audited", "Validated", "Command", "Secured"]),
                     Kind::Class => *self.rng.pick(SUFFIXES),
                 };
                 let name = format!("{base}{suffix}");
@@ -999,9 +860,7 @@ impl Gen {
             self.files.push(path);
             self.pkgs[pkg].files.push(file);
             let fqn = format!("{}.{name}", self.pkgs[pkg].path);
-            let r = self
-                .b
-                .r(Key::new(self.pkgs[pkg].path.clone(), name.clone()));
+            let r = self.b.r(Key::new(self.pkgs[pkg].path.clone(), name.clone()));
             self.pkgs[pkg].types.push(self.types.len());
             self.types.push(TypeInfo {
                 r,
@@ -1034,11 +893,7 @@ impl Gen {
     /// Declares type `t` (already in `self.types`) and fills it with exactly
     /// `budget` entities (itself included).
     fn declare_type(&mut self, t: usize, owner: Ref, budget: usize, line: &mut u32, depth: u32) {
-        let (kind, name, file) = (
-            self.types[t].kind,
-            self.types[t].name.clone(),
-            self.types[t].file,
-        );
+        let (kind, name, file) = (self.types[t].kind, self.types[t].name.clone(), self.types[t].file);
         let path = self.files[file].clone();
         let annotations = self.rng.geom(0.6) as u32;
         let start = *line;
@@ -1078,13 +933,7 @@ impl Gen {
                     m.declared_type(ty.r);
                 }
                 let mr = m.id();
-                self.sites.push(Site {
-                    r: mr,
-                    file,
-                    start,
-                    end: start,
-                    ty: t,
-                });
+                self.sites.push(Site { r: mr, file, start, end: start, ty: t });
                 used.insert(format!("{cname}()"));
             }
             let fqns: Vec<&str> = comps.iter().map(|c| c.2.as_str()).collect();
@@ -1103,10 +952,7 @@ impl Gen {
 
         let mut implicit_ctor = false;
         let mut ctors_left = 0;
-        if matches!(kind, Kind::Class | Kind::Enum | Kind::Record)
-            && remaining >= 1
-            && pending.is_none()
-        {
+        if matches!(kind, Kind::Class | Kind::Enum | Kind::Record) && remaining >= 1 && pending.is_none() {
             if kind == Kind::Class && self.rng.chance(0.55) && remaining >= 3 {
                 ctors_left = self.rng.range(1, 2);
             } else {
@@ -1133,20 +979,13 @@ impl Gen {
             if depth < 2 && remaining >= 8 && roll < 0.03 {
                 // A nested type.
                 let sub = self.rng.range(3, (remaining / 2).clamp(3, 40));
-                let nkind = *self.rng.pick(&[
-                    Kind::Class,
-                    Kind::Class,
-                    Kind::Class,
-                    Kind::Enum,
-                    Kind::Interface,
-                    Kind::Record,
-                ]);
+                let nkind =
+                    *self.rng.pick(&[Kind::Class, Kind::Class, Kind::Class, Kind::Enum, Kind::Interface, Kind::Record]);
                 let nname = loop {
                     let n = format!(
                         "{}{}",
                         self.rng.pick(NOUNS),
-                        self.rng
-                            .pick(&["", "Entry", "Key", "Holder", "Result", "Row"])
+                        self.rng.pick(&["", "Entry", "Key", "Holder", "Result", "Row"])
                     );
                     if used.insert(n.clone()) {
                         break n;
@@ -1155,8 +994,7 @@ impl Gen {
                 let fqn = format!("{}.{nname}", self.types[t].fqn);
                 let nr = {
                     let key = self.b.key(r).clone();
-                    self.b
-                        .r(Key::new(key.module, format!("{}.{nname}", key.symbol)))
+                    self.b.r(Key::new(key.module, format!("{}.{nname}", key.symbol)))
                 };
                 let nt = self.types.len();
                 self.types.push(TypeInfo {
@@ -1193,14 +1031,8 @@ impl Gen {
                 };
                 let (value, ty): (Option<Literal<Ref>>, Option<Ref>) = if constant {
                     match self.rng.below(4) {
-                        0 => (
-                            Some(Literal::String(format!("m_{}", fname.to_lowercase()))),
-                            self.stub_named("String"),
-                        ),
-                        1 => (
-                            Some(Literal::Number(self.rng.below(10_000).to_string())),
-                            None,
-                        ),
+                        0 => (Some(Literal::String(format!("m_{}", fname.to_lowercase()))), self.stub_named("String")),
+                        1 => (Some(Literal::Number(self.rng.below(10_000).to_string())), None),
                         2 => (Some(Literal::Boolean(self.rng.chance(0.5))), None),
                         _ => (None, self.stub_named("String")),
                     }
@@ -1239,39 +1071,17 @@ impl Gen {
         }
         let end = *line;
         *line += 1;
-        let sloc = (end - start + 1)
-            .saturating_sub(self.rng.below(3) as u32)
-            .max(1);
-        self.b
-            .edit(r)
-            .expect("declared")
-            .anchor(&path, start, end)
-            .measure("sloc", sloc as f64);
+        let sloc = (end - start + 1).saturating_sub(self.rng.below(3) as u32).max(1);
+        self.b.edit(r).expect("declared").anchor(&path, start, end).measure("sloc", sloc as f64);
         self.types[t].start = start;
         self.types[t].end = end;
         if implicit_ctor {
             let c = self.b.java_implicit_constructor(r).id();
-            self.sites.push(Site {
-                r: c,
-                file,
-                start,
-                end,
-                ty: t,
-            });
+            self.sites.push(Site { r: c, file, start, end, ty: t });
         }
         if let Some(c) = pending {
-            self.b
-                .edit(c)
-                .expect("declared")
-                .anchor(&path, start, end)
-                .measure("cyclomatic", 1.0);
-            self.sites.push(Site {
-                r: c,
-                file,
-                start,
-                end,
-                ty: t,
-            });
+            self.b.edit(c).expect("declared").anchor(&path, start, end).measure("cyclomatic", 1.0);
+            self.sites.push(Site { r: c, file, start, end, ty: t });
         }
     }
 
@@ -1290,17 +1100,11 @@ impl Gen {
     ) -> usize {
         let kind = self.types[t].kind;
         let file = self.types[t].file;
-        let abstract_ =
-            kind == Kind::Interface && self.rng.chance(0.85) || kind == Kind::Annotation;
+        let abstract_ = kind == Kind::Interface && self.rng.chance(0.85) || kind == Kind::Annotation;
         let mut spent = 1;
-        let max_params = if kind == Kind::Annotation {
-            0
-        } else {
-            (cap - spent).min(6)
-        };
+        let max_params = if kind == Kind::Annotation { 0 } else { (cap - spent).min(6) };
         let nparams = self.rng.geom(1.1).min(max_params);
-        let params: Vec<(String, Option<TypeRef>)> =
-            (0..nparams).map(|_| self.param_type(t)).collect();
+        let params: Vec<(String, Option<TypeRef>)> = (0..nparams).map(|_| self.param_type(t)).collect();
         let mut signature;
         let mut attempt = 0;
         loop {
@@ -1321,30 +1125,18 @@ impl Gen {
             }
         }
         spent += params.len();
-        let body = if abstract_ {
-            0
-        } else {
-            1 + self.rng.geom(7.0) as u32
-        };
+        let body = if abstract_ { 0 } else { 1 + self.rng.geom(7.0) as u32 };
         let start = *line;
         let end = start + if abstract_ { 0 } else { body + 1 };
         let fqns: Vec<&str> = params.iter().map(|p| p.0.as_str()).collect();
         let method_name = signature.split('(').next().unwrap_or("").to_owned();
-        let ret = if name.is_some() && !self.rng.chance(0.3) {
-            self.param_type(t).1
-        } else {
-            None
-        };
+        let ret = if name.is_some() && !self.rng.chance(0.3) { self.param_type(t).1 } else { None };
         let mut e = match &name {
             Some(_) => self.b.java_method(owner, &method_name, &fqns),
             None => self.b.java_constructor(owner, &fqns),
         };
         e.anchor(path, start, end);
-        let cyclomatic = 1 + if abstract_ {
-            0
-        } else {
-            self.rng.geom(1.2).min(body as usize)
-        };
+        let cyclomatic = 1 + if abstract_ { 0 } else { self.rng.geom(1.2).min(body as usize) };
         e.measure("cyclomatic", cyclomatic as f64);
         e.measure("sloc", (end - start + 1) as f64);
         if let Some(ty) = &ret {
@@ -1360,13 +1152,7 @@ impl Gen {
         if let Some(ty) = &ret {
             self.typed.push((m, file, start, ty.r));
         }
-        self.sites.push(Site {
-            r: m,
-            file,
-            start,
-            end,
-            ty: t,
-        });
+        self.sites.push(Site { r: m, file, start, end, ty: t });
         self.annotatable.push((m, file, start));
         let mut pnames = HashSet::new();
         for (fqn, ty) in &params {
@@ -1375,11 +1161,7 @@ impl Gen {
                 let n = format!(
                     "{}{}",
                     self.rng.pick(VARS),
-                    if pnames.len() > 3 {
-                        pnames.len().to_string()
-                    } else {
-                        String::new()
-                    }
+                    if pnames.len() > 3 { pnames.len().to_string() } else { String::new() }
                 );
                 if pnames.insert(n.clone()) {
                     break n;
@@ -1449,34 +1231,14 @@ impl Gen {
                         .measure("cyclomatic", 1.0)
                         .measure("sloc", 1.0)
                         .id();
-                    self.sites.push(Site {
-                        r: c,
-                        file,
-                        start: l,
-                        end: anon_end,
-                        ty: t,
-                    });
-                    self.sites.push(Site {
-                        r: am,
-                        file,
-                        start: l,
-                        end: anon_end,
-                        ty: t,
-                    });
+                    self.sites.push(Site { r: c, file, start: l, end: anon_end, ty: t });
+                    self.sites.push(Site { r: am, file, start: l, end: anon_end, ty: t });
                     self.anon_creations.push((m, a, file, l));
                     self.typed.push((a, file, l, iface));
                     spent += 3;
                 } else {
-                    let lparams = if cap - spent >= 2 && self.rng.chance(0.5) {
-                        1
-                    } else {
-                        0
-                    };
-                    let (pfqn, pty) = if lparams == 1 {
-                        self.param_type(t)
-                    } else {
-                        (String::new(), None)
-                    };
+                    let lparams = if cap - spent >= 2 && self.rng.chance(0.5) { 1 } else { 0 };
+                    let (pfqn, pty) = if lparams == 1 { self.param_type(t) } else { (String::new(), None) };
                     let lam = self
                         .b
                         .java_lambda(m, l, col, &format!("({pfqn})"))
@@ -1484,13 +1246,7 @@ impl Gen {
                         .measure("cyclomatic", 1.0)
                         .measure("sloc", 1.0)
                         .id();
-                    self.sites.push(Site {
-                        r: lam,
-                        file,
-                        start: l,
-                        end: l,
-                        ty: t,
-                    });
+                    self.sites.push(Site { r: lam, file, start: l, end: l, ty: t });
                     spent += 1;
                     if lparams == 1 {
                         let pname = self.rng.pick(VARS).to_string();
@@ -1526,25 +1282,13 @@ impl Gen {
             self.rng.below(self.types.len())
         };
         let ty = &self.types[ti];
-        let fqn = if ty.kind == Kind::Class && self.rng.chance(0.05) {
-            format!("{}[]", ty.fqn)
-        } else {
-            ty.fqn.clone()
-        };
-        (
-            fqn,
-            Some(TypeRef {
-                r: ty.r,
-                fqn: ty.fqn.clone(),
-            }),
-        )
+        let fqn =
+            if ty.kind == Kind::Class && self.rng.chance(0.05) { format!("{}[]", ty.fqn) } else { ty.fqn.clone() };
+        (fqn, Some(TypeRef { r: ty.r, fqn: ty.fqn.clone() }))
     }
 
     fn stub_named(&self, simple: &str) -> Option<Ref> {
-        self.stub_types
-            .iter()
-            .find(|s| s.fqn.rsplit('.').next() == Some(simple))
-            .map(|s| s.r)
+        self.stub_types.iter().find(|s| s.fqn.rsplit('.').next() == Some(simple)).map(|s| s.r)
     }
 
     fn fqn_of(&self, r: Ref) -> String {
@@ -1556,10 +1300,7 @@ impl Gen {
 
     fn edges(&mut self, m: usize) {
         let share = |p: f64| (m as f64 * p).floor() as usize;
-        let mut e = Edges {
-            seen: HashSet::with_capacity(m),
-            made: 0,
-        };
+        let mut e = Edges { seen: HashSet::with_capacity(m), made: 0 };
         let targets = [
             ("invocation", share(0.26)),
             ("access", share(0.18)),
@@ -1595,16 +1336,7 @@ impl Gen {
         // Anonymous classes are invoked by the method creating them.
         for (from, to, file, line) in std::mem::take(&mut self.anon_creations) {
             if e.made < until {
-                e.add(
-                    &mut self.b,
-                    "invocation",
-                    from,
-                    to,
-                    "declared",
-                    &self.files[file],
-                    line,
-                    line,
-                );
+                e.add(&mut self.b, "invocation", from, to, "declared", &self.files[file], line, line);
             }
         }
         // Call cycles: a → b → c → a inside one type or package.
@@ -1617,23 +1349,11 @@ impl Gen {
                 ring.push(self.near_site(a));
             }
             for i in 0..ring.len() {
-                let (f, o) = (
-                    &self.sites[ring[i]],
-                    &self.sites[ring[(i + 1) % ring.len()]],
-                );
+                let (f, o) = (&self.sites[ring[i]], &self.sites[ring[(i + 1) % ring.len()]]);
                 if e.made < until && f.r != o.r {
                     let line = f.start + self.rng.below((f.end - f.start + 1) as usize) as u32;
                     let (fr, or, file) = (f.r, o.r, f.file);
-                    e.add(
-                        &mut self.b,
-                        "invocation",
-                        fr,
-                        or,
-                        "declared",
-                        &self.files[file],
-                        line,
-                        line,
-                    );
+                    e.add(&mut self.b, "invocation", fr, or, "declared", &self.files[file], line, line);
                 }
             }
         }
@@ -1652,16 +1372,7 @@ impl Gen {
             let f = &self.sites[s];
             let line = f.start + self.rng.below((f.end - f.start + 1) as usize) as u32;
             let (fr, file) = (f.r, f.file);
-            e.add(
-                &mut self.b,
-                "invocation",
-                fr,
-                to,
-                "declared",
-                &self.files[file],
-                line,
-                line,
-            );
+            e.add(&mut self.b, "invocation", fr, to, "declared", &self.files[file], line, line);
         }
     }
 
@@ -1683,9 +1394,7 @@ impl Gen {
 
     fn accesses(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let with_fields: Vec<usize> = (0..self.types.len())
-            .filter(|&t| !self.types[t].fields.is_empty())
-            .collect();
+        let with_fields: Vec<usize> = (0..self.types.len()).filter(|&t| !self.types[t].fields.is_empty()).collect();
         if self.sites.is_empty() || with_fields.is_empty() {
             return;
         }
@@ -1710,16 +1419,7 @@ impl Gen {
                 7..=8 => (false, true),
                 _ => (true, true),
             };
-            if let Some(mut x) = e.add(
-                &mut self.b,
-                "access",
-                fr,
-                to,
-                "declared",
-                &self.files[file],
-                line,
-                line,
-            ) {
+            if let Some(mut x) = e.add(&mut self.b, "access", fr, to, "declared", &self.files[file], line, line) {
                 x.access(read, write);
             }
         }
@@ -1738,16 +1438,7 @@ impl Gen {
                     let line = self.rng.range(3, 12) as u32;
                     if e.made < until {
                         let (fr, to) = (self.pkgs[x].r, self.pkgs[y].r);
-                        e.add(
-                            &mut self.b,
-                            "import",
-                            fr,
-                            to,
-                            "declared",
-                            &self.files[file],
-                            line,
-                            line,
-                        );
+                        e.add(&mut self.b, "import", fr, to, "declared", &self.files[file], line, line);
                     }
                 }
             }
@@ -1758,42 +1449,21 @@ impl Gen {
             let p = self.rng.skewed(np);
             let (to, prov) = if self.rng.chance(0.55) {
                 let s = self.stub_pkgs[self.rng.skewed(self.stub_pkgs.len())];
-                (
-                    s,
-                    if self.rng.chance(0.02) {
-                        "derived"
-                    } else {
-                        "declared"
-                    },
-                )
+                (s, if self.rng.chance(0.02) { "derived" } else { "declared" })
             } else {
                 (self.pkgs[self.rng.below(np)].r, "declared")
             };
             let file = *self.rng.pick(&self.pkgs[p].files);
             let line = self.rng.range(3, 16) as u32;
             let fr = self.pkgs[p].r;
-            e.add(
-                &mut self.b,
-                "import",
-                fr,
-                to,
-                prov,
-                &self.files[file],
-                line,
-                line,
-            );
+            e.add(&mut self.b, "import", fr, to, prov, &self.files[file], line, line);
         }
     }
 
     fn annotation_uses(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
         let mut annotations: Vec<Ref> = self.stub_annotations.clone();
-        annotations.extend(
-            self.types
-                .iter()
-                .filter(|t| t.kind == Kind::Annotation)
-                .map(|t| t.r),
-        );
+        annotations.extend(self.types.iter().filter(|t| t.kind == Kind::Annotation).map(|t| t.r));
         if annotations.is_empty() || self.annotatable.is_empty() {
             return;
         }
@@ -1810,42 +1480,24 @@ impl Gen {
                     value: Literal::String(format!("/{}", self.rng.pick(SEGMENTS))),
                 }],
                 8 => vec![
-                    NamedArgument {
-                        name: "name".into(),
-                        value: Literal::String(self.rng.pick(VARS).to_string()),
-                    },
-                    NamedArgument {
-                        name: "nullable".into(),
-                        value: Literal::Boolean(self.rng.chance(0.5)),
-                    },
+                    NamedArgument { name: "name".into(), value: Literal::String(self.rng.pick(VARS).to_string()) },
+                    NamedArgument { name: "nullable".into(), value: Literal::Boolean(self.rng.chance(0.5)) },
                 ],
                 _ => vec![NamedArgument {
                     name: "value".into(),
                     value: match self.rng.below(3) {
-                        0 => Literal::Unevaluated(format!(
-                            "{}Constants.RESOURCE_NAME",
-                            self.rng.pick(NOUNS)
-                        )),
+                        0 => Literal::Unevaluated(format!("{}Constants.RESOURCE_NAME", self.rng.pick(NOUNS))),
                         1 => Literal::Array(vec![
                             Literal::String("unchecked".into()),
                             Literal::String("rawtypes".into()),
                         ]),
-                        _ => Literal::Type {
-                            ty: self.stub_types[self.rng.skewed(self.stub_types.len())].r,
-                        },
+                        _ => Literal::Type { ty: self.stub_types[self.rng.skewed(self.stub_types.len())].r },
                     },
                 }],
             };
-            if let Some(mut x) = e.add(
-                &mut self.b,
-                "annotationUse",
-                from,
-                to,
-                "declared",
-                &self.files[file],
-                line,
-                line,
-            ) {
+            if let Some(mut x) =
+                e.add(&mut self.b, "annotationUse", from, to, "declared", &self.files[file], line, line)
+            {
                 if !args.is_empty() {
                     x.arguments(args);
                 }
@@ -1855,25 +1507,12 @@ impl Gen {
 
     fn inheritances(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let classes: Vec<usize> = (0..self.types.len())
-            .filter(|&t| self.types[t].kind == Kind::Class)
-            .collect();
-        let interfaces: Vec<usize> = (0..self.types.len())
-            .filter(|&t| self.types[t].kind == Kind::Interface)
-            .collect();
-        let exceptions: Vec<usize> = classes
-            .iter()
-            .copied()
-            .filter(|&t| self.types[t].exception)
-            .collect();
+        let classes: Vec<usize> = (0..self.types.len()).filter(|&t| self.types[t].kind == Kind::Class).collect();
+        let interfaces: Vec<usize> = (0..self.types.len()).filter(|&t| self.types[t].kind == Kind::Interface).collect();
+        let exceptions: Vec<usize> = classes.iter().copied().filter(|&t| self.types[t].exception).collect();
         let base_exception = self.stub_named("RuntimeException");
         // Each class extends at most one type; interfaces extend a few.
-        let mut order: Vec<usize> = classes
-            .iter()
-            .chain(&interfaces)
-            .chain(&interfaces)
-            .copied()
-            .collect();
+        let mut order: Vec<usize> = classes.iter().chain(&interfaces).chain(&interfaces).copied().collect();
         shuffle(&mut self.rng, &mut order);
         for t in order {
             if e.made >= until {
@@ -1911,18 +1550,7 @@ impl Gen {
                 continue;
             }
             let (fr, file, line) = (ty.r, ty.file, ty.start);
-            if e.add(
-                &mut self.b,
-                "inheritance",
-                fr,
-                to,
-                "declared",
-                &self.files[file],
-                line,
-                line,
-            )
-            .is_some()
-            {
+            if e.add(&mut self.b, "inheritance", fr, to, "declared", &self.files[file], line, line).is_some() {
                 self.extends.entry(fr).or_default().push(to);
             }
         }
@@ -1958,12 +1586,7 @@ impl Gen {
         if implementors.is_empty() || interfaces.is_empty() {
             return;
         }
-        let mut order: Vec<usize> = implementors
-            .iter()
-            .chain(&implementors)
-            .chain(&implementors)
-            .copied()
-            .collect();
+        let mut order: Vec<usize> = implementors.iter().chain(&implementors).chain(&implementors).copied().collect();
         shuffle(&mut self.rng, &mut order);
         for t in order {
             if e.made >= until {
@@ -1972,27 +1595,13 @@ impl Gen {
             let to = interfaces[self.rng.skewed(interfaces.len())];
             let ty = &self.types[t];
             let (fr, file, line) = (ty.r, ty.file, ty.start);
-            e.add(
-                &mut self.b,
-                "interfaceImplementation",
-                fr,
-                to,
-                "declared",
-                &self.files[file],
-                line,
-                line,
-            );
+            e.add(&mut self.b, "interfaceImplementation", fr, to, "declared", &self.files[file], line, line);
         }
     }
 
     fn throws(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let mut exceptions: Vec<Ref> = self
-            .types
-            .iter()
-            .filter(|t| t.exception)
-            .map(|t| t.r)
-            .collect();
+        let mut exceptions: Vec<Ref> = self.types.iter().filter(|t| t.exception).map(|t| t.r).collect();
         exceptions.extend(self.stub_exceptions.iter().copied());
         if exceptions.is_empty() || self.sites.is_empty() {
             return;
@@ -2004,16 +1613,7 @@ impl Gen {
             let to = *self.rng.pick(&exceptions);
             let line = s.start + self.rng.below((s.end - s.start + 1) as usize) as u32;
             let (fr, file) = (s.r, s.file);
-            e.add(
-                &mut self.b,
-                "throws",
-                fr,
-                to,
-                "declared",
-                &self.files[file],
-                line,
-                line,
-            );
+            e.add(&mut self.b, "throws", fr, to, "declared", &self.files[file], line, line);
         }
     }
 
@@ -2026,22 +1626,9 @@ impl Gen {
                 let b = (a + 1 + self.rng.below(self.types.len() - 1)) % self.types.len();
                 for (x, y) in [(a, b), (b, a)] {
                     if e.made < until {
-                        let (fr, to, file, line) = (
-                            self.types[x].r,
-                            self.types[y].r,
-                            self.types[x].file,
-                            self.types[x].start,
-                        );
-                        e.add(
-                            &mut self.b,
-                            "reference",
-                            fr,
-                            to,
-                            "declared",
-                            &self.files[file],
-                            line,
-                            line,
-                        );
+                        let (fr, to, file, line) =
+                            (self.types[x].r, self.types[y].r, self.types[x].file, self.types[x].start);
+                        e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
                     }
                 }
             }
@@ -2052,16 +1639,7 @@ impl Gen {
                 break;
             }
             let (from, file, line, to) = self.typed[i];
-            e.add(
-                &mut self.b,
-                "reference",
-                from,
-                to,
-                "declared",
-                &self.files[file],
-                line,
-                line,
-            );
+            e.add(&mut self.b, "reference", from, to, "declared", &self.files[file], line, line);
         }
         // Uses inside bodies (casts, generic arguments, static calls' types).
         let all_types: Vec<Ref> = self.types.iter().map(|t| t.r).collect();
@@ -2077,32 +1655,14 @@ impl Gen {
                 let t = &self.types[self.rng.below(self.types.len())];
                 let line = t.start + self.rng.below((t.end - t.start + 1) as usize) as u32;
                 let (fr, file) = (t.r, t.file);
-                e.add(
-                    &mut self.b,
-                    "reference",
-                    fr,
-                    to,
-                    "declared",
-                    &self.files[file],
-                    line,
-                    line,
-                );
+                e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
             } else {
                 let s = &self.sites[self.rng.below(self.sites.len())];
                 // After many collisions (tiny corpus, huge edge count) widen the lines.
                 let extra = (tries / 1_000_000) as u32 * 1000;
                 let line = s.start + self.rng.below((s.end - s.start + 1) as usize) as u32 + extra;
                 let (fr, file) = (s.r, s.file);
-                e.add(
-                    &mut self.b,
-                    "reference",
-                    fr,
-                    to,
-                    "declared",
-                    &self.files[file],
-                    line,
-                    line,
-                );
+                e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
             }
         }
     }
@@ -2161,27 +1721,13 @@ mod tests {
 
     #[test]
     fn exact_counts_deterministic_and_clean() {
-        for (n, m, seed) in [
-            (40, 0, 1),
-            (60, 500, 2),
-            (3_000, 9_700, 3),
-            (12_000, 30_000, 4),
-        ] {
+        for (n, m, seed) in [(40, 0, 1), (60, 500, 2), (3_000, 9_700, 3), (12_000, 30_000, 4)] {
             let text = generate(n, m, seed).unwrap().build().unwrap();
-            assert_eq!(
-                text,
-                generate(n, m, seed).unwrap().build().unwrap(),
-                "deterministic"
-            );
-            let model = model::read_model(text.as_bytes(), "synth")
-                .unwrap_or_else(|e| panic!("{n}/{m}: {e}"));
+            assert_eq!(text, generate(n, m, seed).unwrap().build().unwrap(), "deterministic");
+            let model = model::read_model(text.as_bytes(), "synth").unwrap_or_else(|e| panic!("{n}/{m}: {e}"));
             assert_eq!(model.entity_count() as usize, n);
             assert_eq!(model.edge_count() as usize, m);
-            assert!(
-                model.findings().is_empty(),
-                "{n}/{m}: {:?}",
-                model.findings().kept
-            );
+            assert!(model.findings().is_empty(), "{n}/{m}: {:?}", model.findings().kept);
         }
     }
 }

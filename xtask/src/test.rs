@@ -110,30 +110,24 @@ fn wasm() -> crate::Result {
     let webdriver_json = target_dir().join("xtask").join("webdriver.json");
     std::fs::create_dir_all(webdriver_json.parent().unwrap()).map_err(|e| e.to_string())?;
     let args: Vec<String> = CHROME_ARGS.iter().map(|a| format!("\"{a}\"")).collect();
-    let caps = format!(
-        "{{\"goog:chromeOptions\": {{\"args\": [{}], \"binary\": \"/usr/bin/chromium\"}}}}\n",
-        args.join(", ")
-    );
+    let caps =
+        format!("{{\"goog:chromeOptions\": {{\"args\": [{}], \"binary\": \"/usr/bin/chromium\"}}}}\n", args.join(", "));
     std::fs::write(&webdriver_json, caps).map_err(|e| e.to_string())?;
 
     let mut cmd = cargo();
-    cmd.current_dir(root())
-        .args(["test", "--target", WASM_TARGET]);
+    cmd.current_dir(root()).args(["test", "--target", WASM_TARGET]);
     for krate in WASM_CRATES {
         cmd.args(["-p", krate]);
     }
-    cmd.env(
-        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
-        "wasm-bindgen-test-runner",
-    )
-    .env("CHROMEDRIVER", &chromedriver)
-    .env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", &webdriver_json)
-    .env("WASM_BINDGEN_TEST_TIMEOUT", "120")
-    // Never fall back to Node or another browser.
-    .env_remove("GECKODRIVER")
-    .env_remove("SAFARIDRIVER")
-    .env_remove("WASM_BINDGEN_USE_BROWSER")
-    .env_remove("NO_HEADLESS");
+    cmd.env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
+        .env("CHROMEDRIVER", &chromedriver)
+        .env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", &webdriver_json)
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "120")
+        // Never fall back to Node or another browser.
+        .env_remove("GECKODRIVER")
+        .env_remove("SAFARIDRIVER")
+        .env_remove("WASM_BINDGEN_USE_BROWSER")
+        .env_remove("NO_HEADLESS");
     run_cmd(&mut cmd)
 }
 
@@ -143,10 +137,7 @@ fn e2e() -> crate::Result {
     }
     let built = Instant::now();
     trunk_build(true)?;
-    println!(
-        "e2e: trunk build --release took {:.1}s",
-        built.elapsed().as_secs_f64()
-    );
+    println!("e2e: trunk build --release took {:.1}s", built.elapsed().as_secs_f64());
 
     let server = StaticServer::start(&root().join("dist"), 0)?;
     println!("e2e: serving dist/ at {}", server.url());

@@ -60,7 +60,11 @@ fn a_broken_model_exits_2_naming_the_line() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("model.jsonl");
     let text = std::fs::read_to_string(fixture()).unwrap();
-    let broken = text.replacen(r#"{"t":"x","k":2,"f":0,"o":154,"p":1,"anchor":[9,3,3]}"#, r#"{"t":"x","k":2,"f":0,"o":9001,"p":1,"anchor":[9,3,3]}"#, 1);
+    let broken = text.replacen(
+        r#"{"t":"x","k":2,"f":0,"o":154,"p":1,"anchor":[9,3,3]}"#,
+        r#"{"t":"x","k":2,"f":0,"o":9001,"p":1,"anchor":[9,3,3]}"#,
+        1,
+    );
     assert_ne!(broken, text);
     std::fs::write(&path, broken).unwrap();
 
@@ -68,10 +72,7 @@ fn a_broken_model_exits_2_naming_the_line() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.ends_with(":197: edge \"o\" refers to entity 9001, but the model has 179 entities\n"),
-        "{err}"
-    );
+    assert!(err.ends_with(":197: edge \"o\" refers to entity 9001, but the model has 179 entities\n"), "{err}");
     assert!(err.starts_with("codegraph-insights: "), "{err}");
 
     let out = bin().args(["model", "check", "--json"]).arg(&path).output().unwrap();

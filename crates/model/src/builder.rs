@@ -45,24 +45,12 @@ pub struct Key {
 impl Key {
     /// `(module, symbol)` without a disambiguator.
     pub fn new(module: impl Into<String>, symbol: impl Into<String>) -> Key {
-        Key {
-            module: module.into(),
-            symbol: symbol.into(),
-            disambiguator: None,
-        }
+        Key { module: module.into(), symbol: symbol.into(), disambiguator: None }
     }
 
     /// `(module, symbol, d)`.
-    pub fn with_d(
-        module: impl Into<String>,
-        symbol: impl Into<String>,
-        d: impl Into<String>,
-    ) -> Key {
-        Key {
-            module: module.into(),
-            symbol: symbol.into(),
-            disambiguator: Some(d.into()),
-        }
+    pub fn with_d(module: impl Into<String>, symbol: impl Into<String>, d: impl Into<String>) -> Key {
+        Key { module: module.into(), symbol: symbol.into(), disambiguator: Some(d.into()) }
     }
 
     /// The key of a module entity: symbol `""`, no disambiguator.
@@ -92,14 +80,14 @@ impl Key {
     /// Canonical order (§8.6) within one language: module, symbol, then
     /// disambiguator with absent first; every comparison by UTF-16 code unit.
     pub fn cmp_canonical(&self, other: &Key) -> Ordering {
-        cmp_utf16(&self.module, &other.module)
-            .then_with(|| cmp_utf16(&self.symbol, &other.symbol))
-            .then_with(|| match (&self.disambiguator, &other.disambiguator) {
+        cmp_utf16(&self.module, &other.module).then_with(|| cmp_utf16(&self.symbol, &other.symbol)).then_with(
+            || match (&self.disambiguator, &other.disambiguator) {
                 (None, None) => Ordering::Equal,
                 (None, Some(_)) => Ordering::Less,
                 (Some(_), None) => Ordering::Greater,
                 (Some(a), Some(b)) => cmp_utf16(a, b),
-            })
+            },
+        )
     }
 
     /// Why the key cannot be rendered injectively (§8.3), if it cannot.
@@ -135,9 +123,7 @@ pub struct KeyTable {
 impl KeyTable {
     fn lookup(&self, key: &Key) -> Option<Ref> {
         let h = self.hasher.hash_one(key);
-        self.table
-            .find(h, |&i| self.keys[i as usize] == *key)
-            .map(|&i| Ref(i))
+        self.table.find(h, |&i| self.keys[i as usize] == *key).map(|&i| Ref(i))
     }
 
     fn intern(&mut self, key: &Key) -> Ref {
@@ -159,8 +145,7 @@ impl KeyTable {
         let h = self.hasher.hash_one(&key);
         self.keys.push(key);
         let (keys, hasher) = (&self.keys, &self.hasher);
-        self.table
-            .insert_unique(h, i, |&j| hasher.hash_one(&keys[j as usize]));
+        self.table.insert_unique(h, i, |&j| hasher.hash_one(&keys[j as usize]));
         Ref(i)
     }
 
@@ -361,59 +346,12 @@ pub const JAVA_TRAIT_ORDER: &[&str] = &[
 const JAVA_TYPE_TRAITS: &[(&str, &[&str])] = &[
     (
         "class",
-        &[
-            "TNamed",
-            "TSourceAnchor",
-            "TWithChildren",
-            "TChildOf",
-            "TType",
-            "TWithInheritances",
-            "TWithImplements",
-        ],
+        &["TNamed", "TSourceAnchor", "TWithChildren", "TChildOf", "TType", "TWithInheritances", "TWithImplements"],
     ),
-    (
-        "interface",
-        &[
-            "TNamed",
-            "TSourceAnchor",
-            "TWithChildren",
-            "TChildOf",
-            "TType",
-            "TWithInheritances",
-        ],
-    ),
-    (
-        "enum",
-        &[
-            "TNamed",
-            "TSourceAnchor",
-            "TWithChildren",
-            "TChildOf",
-            "TType",
-            "TWithImplements",
-        ],
-    ),
-    (
-        "record",
-        &[
-            "TNamed",
-            "TSourceAnchor",
-            "TWithChildren",
-            "TChildOf",
-            "TType",
-            "TWithImplements",
-        ],
-    ),
-    (
-        "annotation",
-        &[
-            "TNamed",
-            "TSourceAnchor",
-            "TWithChildren",
-            "TChildOf",
-            "TType",
-        ],
-    ),
+    ("interface", &["TNamed", "TSourceAnchor", "TWithChildren", "TChildOf", "TType", "TWithInheritances"]),
+    ("enum", &["TNamed", "TSourceAnchor", "TWithChildren", "TChildOf", "TType", "TWithImplements"]),
+    ("record", &["TNamed", "TSourceAnchor", "TWithChildren", "TChildOf", "TType", "TWithImplements"]),
+    ("annotation", &["TNamed", "TSourceAnchor", "TWithChildren", "TChildOf", "TType"]),
 ];
 
 const JAVA_METHOD_TRAITS: &[&str] = &[
@@ -440,21 +378,12 @@ const JAVA_NAMELESS_INVOCABLE_TRAITS: &[&str] = &[
     "TWithAccesses",
 ];
 
-const JAVA_FIELD_TRAITS: &[&str] = &[
-    "TNamed",
-    "TSourceAnchor",
-    "TChildOf",
-    "TTypedEntity",
-    "TStructural",
-];
+const JAVA_FIELD_TRAITS: &[&str] = &["TNamed", "TSourceAnchor", "TChildOf", "TTypedEntity", "TStructural"];
 /// Parameters and locals; `TSourceAnchor` comes with [`EntityBuilder::at`].
 const JAVA_VARIABLE_TRAITS: &[&str] = &["TNamed", "TChildOf", "TTypedEntity", "TStructural"];
 
 fn java_rank(name: &str) -> usize {
-    JAVA_TRAIT_ORDER
-        .iter()
-        .position(|t| *t == name)
-        .unwrap_or(usize::MAX)
+    JAVA_TRAIT_ORDER.iter().position(|t| *t == name).unwrap_or(usize::MAX)
 }
 
 /// Builds one model. See the module documentation.
@@ -625,11 +554,7 @@ impl ModelBuilder {
         let to = to.to_ref(&mut self.keys);
         let kind = self.edge_kinds.id(kind);
         let provenance = self.provenances.id(provenance);
-        let anchor = Anchor {
-            file: self.files.id(anchor.0),
-            start: anchor.1,
-            end: anchor.2,
-        };
+        let anchor = Anchor { file: self.files.id(anchor.0), start: anchor.1, end: anchor.2 };
         self.edges.push(Edge {
             kind,
             from,
@@ -695,16 +620,11 @@ impl ModelBuilder {
             }
         }
         if self.lang.contains([':', '\0']) {
-            return Err(BuildError::InvalidKey(
-                self.lang.clone(),
-                "the language contains ':' or NUL",
-            ));
+            return Err(BuildError::InvalidKey(self.lang.clone(), "the language contains ':' or NUL"));
         }
         let mut entity_order: Vec<u32> = (0..self.entities.len() as u32).collect();
         entity_order.sort_by(|&a, &b| {
-            self.keys
-                .get(self.entities[a as usize].key)
-                .cmp_canonical(self.keys.get(self.entities[b as usize].key))
+            self.keys.get(self.entities[a as usize].key).cmp_canonical(self.keys.get(self.entities[b as usize].key))
         });
         let mut surrogate = vec![NONE; self.keys.keys.len()];
         for (n, &e) in entity_order.iter().enumerate() {
@@ -720,10 +640,7 @@ impl ModelBuilder {
             }
         };
         for e in &self.entities {
-            for r in [e.declared_type, e.parent, e.attached_to]
-                .into_iter()
-                .flatten()
-            {
+            for r in [e.declared_type, e.parent, e.attached_to].into_iter().flatten() {
                 check(r)?;
             }
             for r in e.parameters.iter().chain(&e.local_variables).flatten() {
@@ -778,10 +695,7 @@ impl ModelBuilder {
                 }
             };
             if m == NONE {
-                return Err(BuildError::MissingModule {
-                    entity: key.render(&self.lang),
-                    module: key.module.clone(),
-                });
+                return Err(BuildError::MissingModule { entity: key.render(&self.lang), module: key.module.clone() });
             }
             module_of[n] = m;
         }
@@ -823,10 +737,7 @@ impl ModelBuilder {
             };
             if matches!(self.entities[pe].defined_in, DefinedIn::FromChildren) {
                 let _ = i;
-                child_files
-                    .entry(pe as u32)
-                    .or_default()
-                    .push(file_index[a.file as usize]);
+                child_files.entry(pe as u32).or_default().push(file_index[a.file as usize]);
             }
         }
         for files in child_files.values_mut() {
@@ -871,14 +782,13 @@ impl ModelBuilder {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
         let mut bytes = 0u64;
         let mut line = String::with_capacity(512);
-        let mut emit =
-            |line: &mut String, out: &mut std::io::BufWriter<W>| -> std::io::Result<()> {
-                line.push('\n');
-                bytes += line.len() as u64;
-                out.write_all(line.as_bytes())?;
-                line.clear();
-                Ok(())
-            };
+        let mut emit = |line: &mut String, out: &mut std::io::BufWriter<W>| -> std::io::Result<()> {
+            line.push('\n');
+            bytes += line.len() as u64;
+            out.write_all(line.as_bytes())?;
+            line.clear();
+            Ok(())
+        };
 
         // Header.
         line.push_str(r#"{"t":"header","schemaVersion":"#);
@@ -920,11 +830,7 @@ impl ModelBuilder {
         for (n, &ei) in plan.entity_order.iter().enumerate() {
             let e = &self.entities[ei as usize];
             let key = self.keys.get(e.key);
-            let _ = write!(
-                line,
-                r#"{{"t":"e","i":{n},"k":{},"tr":["#,
-                plan.kind_index[e.kind as usize]
-            );
+            let _ = write!(line, r#"{{"t":"e","i":{n},"k":{},"tr":["#, plan.kind_index[e.kind as usize]);
             for (j, &t) in e.traits.iter().enumerate() {
                 if j > 0 {
                     line.push(',');
@@ -932,14 +838,7 @@ impl ModelBuilder {
                 let _ = write!(line, "{}", plan.trait_index[t as usize]);
             }
             let _ = write!(line, r#"],"m":{},"s":"#, plan.module_of[n]);
-            write_js_string(
-                &mut line,
-                if key.is_module() {
-                    &key.module
-                } else {
-                    &key.symbol
-                },
-            );
+            write_js_string(&mut line, if key.is_module() { &key.module } else { &key.symbol });
             if let Some(d) = &key.disambiguator {
                 line.push_str(r#","d":"#);
                 write_js_string(&mut line, d);
@@ -956,11 +855,7 @@ impl ModelBuilder {
                 let _ = write!(line, r#","declaredType":{}"#, sur(r));
             }
             if let Some(v) = e.is_stub {
-                line.push_str(if v {
-                    r#","isStub":true"#
-                } else {
-                    r#","isStub":false"#
-                });
+                line.push_str(if v { r#","isStub":true"# } else { r#","isStub":false"# });
             }
             if let Some(r) = e.parent {
                 let _ = write!(line, r#","parent":{}"#, sur(r));
@@ -979,8 +874,7 @@ impl ModelBuilder {
             match &e.defined_in {
                 DefinedIn::Absent => {}
                 DefinedIn::Files(files) => {
-                    let mut idx: Vec<u32> =
-                        files.iter().map(|f| plan.file_index[*f as usize]).collect();
+                    let mut idx: Vec<u32> = files.iter().map(|f| plan.file_index[*f as usize]).collect();
                     idx.sort_unstable();
                     idx.dedup();
                     line.push_str(r#","definedIn":"#);
@@ -1000,10 +894,7 @@ impl ModelBuilder {
                 line.push_str(r#","metrics":{"#);
                 let mut sorted: Vec<&(u32, f64)> = v.iter().collect();
                 sorted.sort_by(|a, b| {
-                    cmp_utf16(
-                        &self.metric_names.list[a.0 as usize],
-                        &self.metric_names.list[b.0 as usize],
-                    )
+                    cmp_utf16(&self.metric_names.list[a.0 as usize], &self.metric_names.list[b.0 as usize])
                 });
                 for (j, (name, value)) in sorted.into_iter().enumerate() {
                     if j > 0 {
@@ -1024,11 +915,7 @@ impl ModelBuilder {
                 write_str_array(&mut line, v);
             }
             if let Some(a) = e.anchor {
-                let _ = write!(
-                    line,
-                    r#","anchor":[{},{},{}]"#,
-                    plan.file_index[a.file as usize], a.start, a.end
-                );
+                let _ = write!(line, r#","anchor":[{},{},{}]"#, plan.file_index[a.file as usize], a.start, a.end);
             }
             if !e.extensions.is_empty() {
                 let mut ext: Vec<&(String, String)> = e.extensions.iter().collect();
@@ -1070,11 +957,7 @@ impl ModelBuilder {
                 let _ = write!(line, r#","sourceFile":{}"#, plan.file_index[f as usize]);
             }
             let a = x.anchor;
-            let _ = write!(
-                line,
-                r#","anchor":[{},{},{}]}}"#,
-                plan.file_index[a.file as usize], a.start, a.end
-            );
+            let _ = write!(line, r#","anchor":[{},{},{}]}}"#, plan.file_index[a.file as usize], a.start, a.end);
             emit(&mut line, &mut out)?;
         }
 
@@ -1087,12 +970,7 @@ impl ModelBuilder {
         );
         emit(&mut line, &mut out)?;
         out.flush()?;
-        Ok(Written {
-            files: self.files.list.len(),
-            entities: self.entities.len(),
-            edges: self.edges.len(),
-            bytes,
-        })
+        Ok(Written { files: self.files.list.len(), entities: self.entities.len(), edges: self.edges.len(), bytes })
     }
 
     // ----- the Java layer (§13) --------------------------------------------
@@ -1101,9 +979,7 @@ impl ModelBuilder {
     /// derived from the files anchoring its direct children (its top-level types).
     pub fn java_package(&mut self, path: &str) -> EntityBuilder<'_> {
         let mut e = self.entity(Key::module(path), "package");
-        e.traits(&["TNamed", "TWithChildren", "TModule"])
-            .name(path)
-            .is_stub(false);
+        e.traits(&["TNamed", "TWithChildren", "TModule"]).name(path).is_stub(false);
         e.entity().defined_in = DefinedIn::FromChildren;
         e
     }
@@ -1112,17 +988,14 @@ impl ModelBuilder {
     pub fn java_subpackage(&mut self, path: &str, parent: impl ToRef) -> EntityBuilder<'_> {
         let parent = self.r(parent);
         let mut e = self.java_package(path);
-        e.traits(&["TNamed", "TWithChildren", "TChildOf", "TModule"])
-            .parent(parent);
+        e.traits(&["TNamed", "TWithChildren", "TChildOf", "TModule"]).parent(parent);
         e
     }
 
     /// A stub package: flat, `definedIn: []`.
     pub fn java_stub_package(&mut self, path: &str) -> EntityBuilder<'_> {
         let mut e = self.entity(Key::module(path), "package");
-        e.traits(&["TNamed", "TWithChildren", "TModule"])
-            .name(path)
-            .is_stub(true);
+        e.traits(&["TNamed", "TWithChildren", "TModule"]).name(path).is_stub(true);
         e.entity().defined_in = DefinedIn::Files(Vec::new());
         e
     }
@@ -1148,16 +1021,11 @@ impl ModelBuilder {
     /// enclosing type). Set its span with `anchor` (top level) or `at` (nested).
     pub fn java_type(&mut self, kind: &str, owner: impl ToRef, name: &str) -> EntityBuilder<'_> {
         let owner = self.r(owner);
-        let traits = JAVA_TYPE_TRAITS
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, t)| *t);
+        let traits = JAVA_TYPE_TRAITS.iter().find(|(k, _)| *k == kind).map(|(_, t)| *t);
         let traits = match traits {
             Some(t) => t,
             None => {
-                self.problems.push(BuildError::Misuse(format!(
-                    "{kind} is not a Java type kind"
-                )));
+                self.problems.push(BuildError::Misuse(format!("{kind} is not a Java type kind")));
                 JAVA_TYPE_TRAITS[0].1
             }
         };
@@ -1192,20 +1060,12 @@ impl ModelBuilder {
     /// `params` are the erased parameter FQNs (`java.lang.String`, `int[]`).
     /// `parameters`/`localVariables` start empty and grow with
     /// [`java_param`](Self::java_param) / [`java_local`](Self::java_local).
-    pub fn java_method(
-        &mut self,
-        owner: impl ToRef,
-        name: &str,
-        params: &[&str],
-    ) -> EntityBuilder<'_> {
+    pub fn java_method(&mut self, owner: impl ToRef, name: &str, params: &[&str]) -> EntityBuilder<'_> {
         let owner = self.r(owner);
         let signature = format!("{name}({})", params.join(","));
         let key = self.member_key(owner, &signature);
         let mut e = self.entity(key, "method");
-        e.traits(JAVA_METHOD_TRAITS)
-            .name(name)
-            .signature(&signature)
-            .parent(owner);
+        e.traits(JAVA_METHOD_TRAITS).name(name).signature(&signature).parent(owner);
         e.entity().parameters = Some(Vec::new());
         e.entity().local_variables = Some(Vec::new());
         e
@@ -1217,9 +1077,7 @@ impl ModelBuilder {
         let signature = format!("<init>({})", params.join(","));
         let key = self.member_key(owner, &signature);
         let mut e = self.entity(key, "constructor");
-        e.traits(JAVA_NAMELESS_INVOCABLE_TRAITS)
-            .signature(&signature)
-            .parent(owner);
+        e.traits(JAVA_NAMELESS_INVOCABLE_TRAITS).signature(&signature).parent(owner);
         e.entity().parameters = Some(Vec::new());
         e.entity().local_variables = Some(Vec::new());
         e
@@ -1229,14 +1087,11 @@ impl ModelBuilder {
     /// the owner's anchor first), `metrics: {cyclomatic: 1}` only.
     pub fn java_implicit_constructor(&mut self, owner: impl ToRef) -> EntityBuilder<'_> {
         let owner = self.r(owner);
-        let anchor = self
-            .entity_index(owner)
-            .and_then(|i| self.entities[i].anchor);
+        let anchor = self.entity_index(owner).and_then(|i| self.entities[i].anchor);
         if anchor.is_none() {
             let id = self.keys.get(owner).render(&self.lang);
-            self.problems.push(BuildError::Misuse(format!(
-                "implicit constructor of {id}: the owner has no anchor yet"
-            )));
+            self.problems
+                .push(BuildError::Misuse(format!("implicit constructor of {id}: the owner has no anchor yet")));
         }
         let mut e = self.java_constructor(owner, &[]);
         e.entity().anchor = anchor;
@@ -1261,27 +1116,11 @@ impl ModelBuilder {
 
     /// Local variable `name` declared on `line` (`d` = `local:<name>:<line>`),
     /// appended to the invocable's `localVariables`.
-    pub fn java_local(
-        &mut self,
-        invocable: impl ToRef,
-        name: &str,
-        line: u32,
-    ) -> EntityBuilder<'_> {
-        self.java_variable(
-            invocable,
-            "localVariable",
-            name,
-            &format!("local:{name}:{line}"),
-        )
+    pub fn java_local(&mut self, invocable: impl ToRef, name: &str, line: u32) -> EntityBuilder<'_> {
+        self.java_variable(invocable, "localVariable", name, &format!("local:{name}:{line}"))
     }
 
-    fn java_variable(
-        &mut self,
-        invocable: impl ToRef,
-        kind: &str,
-        name: &str,
-        d: &str,
-    ) -> EntityBuilder<'_> {
+    fn java_variable(&mut self, invocable: impl ToRef, kind: &str, name: &str, d: &str) -> EntityBuilder<'_> {
         let inv = self.r(invocable);
         let ik = self.keys.get(inv);
         let d = match &ik.disambiguator {
@@ -1301,9 +1140,7 @@ impl ModelBuilder {
             }
             None => {
                 let id = self.keys.get(inv).render(&self.lang);
-                self.problems.push(BuildError::Misuse(format!(
-                    "{kind} {name} of undeclared {id}"
-                )));
+                self.problems.push(BuildError::Misuse(format!("{kind} {name} of undeclared {id}")));
             }
         }
         let mut e = self.entity(r, kind);
@@ -1315,33 +1152,18 @@ impl ModelBuilder {
     /// for a field initializer): `d` = `<file>:<line>:<col>` with the file of
     /// the nearest anchored ancestor, `s` = the symbol of the nearest
     /// enclosing type. `signature` = `(paramFQNs)`.
-    pub fn java_lambda(
-        &mut self,
-        parent: impl ToRef,
-        line: u32,
-        col: u32,
-        signature: &str,
-    ) -> EntityBuilder<'_> {
+    pub fn java_lambda(&mut self, parent: impl ToRef, line: u32, col: u32, signature: &str) -> EntityBuilder<'_> {
         let parent = self.r(parent);
         let file = self.anchor_file_of(parent);
-        let path = file
-            .map(|f| self.files.list[f as usize].clone())
-            .unwrap_or_default();
+        let path = file.map(|f| self.files.list[f as usize].clone()).unwrap_or_default();
         if file.is_none() {
             let id = self.keys.get(parent).render(&self.lang);
-            self.problems.push(BuildError::Misuse(format!(
-                "lambda in {id}: no anchored ancestor"
-            )));
+            self.problems.push(BuildError::Misuse(format!("lambda in {id}: no anchored ancestor")));
         }
         let symbol = self.enclosing_type_symbol(parent);
         let module = self.keys.get(parent).module.clone();
-        let mut e = self.entity(
-            Key::with_d(module, symbol, format!("{path}:{line}:{col}")),
-            "lambda",
-        );
-        e.traits(JAVA_NAMELESS_INVOCABLE_TRAITS)
-            .signature(signature)
-            .parent(parent);
+        let mut e = self.entity(Key::with_d(module, symbol, format!("{path}:{line}:{col}")), "lambda");
+        e.traits(JAVA_NAMELESS_INVOCABLE_TRAITS).signature(signature).parent(parent);
         e.entity().parameters = Some(Vec::new());
         e.entity().local_variables = Some(Vec::new());
         e
@@ -1366,11 +1188,7 @@ impl ModelBuilder {
         if ok.is_module() {
             Key::new(ok.module.clone(), member)
         } else if let Some(d) = &ok.disambiguator {
-            Key::with_d(
-                ok.module.clone(),
-                ok.symbol.clone(),
-                format!("{d}.{member}"),
-            )
+            Key::with_d(ok.module.clone(), ok.symbol.clone(), format!("{d}.{member}"))
         } else {
             Key::new(ok.module.clone(), format!("{}.{member}", ok.symbol))
         }
@@ -1436,18 +1254,12 @@ struct Plan {
 
 fn check_raw(raw: &str, what: &str, object: bool) -> Result<(), BuildError> {
     if raw.contains(['\n', '\r']) {
-        return Err(BuildError::RawJson(
-            what.to_owned(),
-            "contains a line break".to_owned(),
-        ));
+        return Err(BuildError::RawJson(what.to_owned(), "contains a line break".to_owned()));
     }
-    let v: &serde_json::value::RawValue = serde_json::from_str(raw)
-        .map_err(|e| BuildError::RawJson(what.to_owned(), e.to_string()))?;
+    let v: &serde_json::value::RawValue =
+        serde_json::from_str(raw).map_err(|e| BuildError::RawJson(what.to_owned(), e.to_string()))?;
     if object && !v.get().trim_start().starts_with('{') {
-        return Err(BuildError::RawJson(
-            what.to_owned(),
-            "not a JSON object".to_owned(),
-        ));
+        return Err(BuildError::RawJson(what.to_owned(), "not a JSON object".to_owned()));
     }
     Ok(())
 }
@@ -1526,11 +1338,7 @@ impl EntityBuilder<'_> {
         let names = &self.b.traits.list;
         let e = &mut self.b.entities[self.e];
         if !e.traits.contains(&id) {
-            let at = e
-                .traits
-                .iter()
-                .position(|&t| java_rank(&names[t as usize]) > rank)
-                .unwrap_or(e.traits.len());
+            let at = e.traits.iter().position(|&t| java_rank(&names[t as usize]) > rank).unwrap_or(e.traits.len());
             e.traits.insert(at, id);
         }
         self
@@ -1585,10 +1393,7 @@ impl EntityBuilder<'_> {
 
     /// `definedIn` as file paths (written as sorted file indices).
     pub fn defined_in<S: AsRef<str>>(&mut self, paths: impl IntoIterator<Item = S>) -> &mut Self {
-        let v = paths
-            .into_iter()
-            .map(|p| self.b.files.id(p.as_ref()))
-            .collect();
+        let v = paths.into_iter().map(|p| self.b.files.id(p.as_ref())).collect();
         self.entity().defined_in = DefinedIn::Files(v);
         self
     }
@@ -1600,32 +1405,20 @@ impl EntityBuilder<'_> {
     }
 
     /// `comments` (replaces).
-    pub fn comments<S: Into<String>>(
-        &mut self,
-        comments: impl IntoIterator<Item = S>,
-    ) -> &mut Self {
+    pub fn comments<S: Into<String>>(&mut self, comments: impl IntoIterator<Item = S>) -> &mut Self {
         self.entity().comments = Some(comments.into_iter().map(Into::into).collect());
         self
     }
 
     /// Appends one comment and inserts `TComment`.
     pub fn doc(&mut self, text: &str) -> &mut Self {
-        self.entity()
-            .comments
-            .get_or_insert_with(Vec::new)
-            .push(text.to_owned());
+        self.entity().comments.get_or_insert_with(Vec::new).push(text.to_owned());
         self.insert_trait("TComment")
     }
 
     /// `metrics` (replaces; written key-sorted by UTF-16).
-    pub fn metrics<S: AsRef<str>>(
-        &mut self,
-        metrics: impl IntoIterator<Item = (S, f64)>,
-    ) -> &mut Self {
-        let v = metrics
-            .into_iter()
-            .map(|(n, x)| (self.b.metric_names.id(n.as_ref()), x))
-            .collect();
+    pub fn metrics<S: AsRef<str>>(&mut self, metrics: impl IntoIterator<Item = (S, f64)>) -> &mut Self {
+        let v = metrics.into_iter().map(|(n, x)| (self.b.metric_names.id(n.as_ref()), x)).collect();
         self.entity().metrics = Some(v);
         self
     }
@@ -1674,9 +1467,7 @@ impl EntityBuilder<'_> {
             Some(file) => self.entity().anchor = Some(Anchor { file, start, end }),
             None => {
                 let id = self.key().render(&self.b.lang);
-                self.b.problems.push(BuildError::Misuse(format!(
-                    "`at` on {id}: no anchored ancestor"
-                )));
+                self.b.problems.push(BuildError::Misuse(format!("`at` on {id}: no anchored ancestor")));
             }
         }
         self.insert_trait("TSourceAnchor")
@@ -1704,10 +1495,7 @@ impl EdgeBuilder<'_> {
 
     /// `candidates` (dynamic dispatch).
     pub fn candidates<R: ToRef>(&mut self, refs: impl IntoIterator<Item = R>) -> &mut Self {
-        let v: Vec<Ref> = refs
-            .into_iter()
-            .map(|r| r.to_ref(&mut self.b.keys))
-            .collect();
+        let v: Vec<Ref> = refs.into_iter().map(|r| r.to_ref(&mut self.b.keys)).collect();
         self.edge().candidates = Some(v.into_boxed_slice());
         self
     }
@@ -1723,10 +1511,7 @@ impl EdgeBuilder<'_> {
         let keys = &mut self.b.keys;
         let v: Vec<NamedArgument<Ref>> = arguments
             .iter()
-            .map(|a| NamedArgument {
-                name: a.name.clone(),
-                value: a.value.map_refs(&mut |r| r.to_ref(keys)),
-            })
+            .map(|a| NamedArgument { name: a.name.clone(), value: a.value.map_refs(&mut |r| r.to_ref(keys)) })
             .collect();
         self.edge().arguments = Some(v.into_boxed_slice());
         self

@@ -9,26 +9,51 @@ use crate::vocab::{Trait, Trait::*, TraitMask};
 pub fn java(kind: &str) -> Option<(TraitMask, TraitMask)> {
     let (required, optional): (&[Trait], &[Trait]) = match kind {
         "package" => (&[Named, Module, WithChildren], &[Comment, ChildOf]),
-        "class" => (
-            &[Named, Type, WithInheritances, WithImplements, WithChildren, ChildOf, SourceAnchor],
-            &[Comment, Metrics],
-        ),
+        "class" => {
+            (&[Named, Type, WithInheritances, WithImplements, WithChildren, ChildOf, SourceAnchor], &[Comment, Metrics])
+        }
         "interface" => (&[Named, Type, WithInheritances, WithChildren, ChildOf, SourceAnchor], &[Comment, Metrics]),
         "enum" | "record" => (&[Named, Type, WithImplements, WithChildren, ChildOf, SourceAnchor], &[Comment, Metrics]),
         "annotation" => (&[Named, Type, WithChildren, ChildOf, SourceAnchor], &[Comment, Metrics]),
         "method" => (
             &[
-                Named, Invocable, WithChildren, WithParameters, WithLocalVariables, WithInvocations, WithAccesses,
-                TypedEntity, ChildOf, SourceAnchor,
+                Named,
+                Invocable,
+                WithChildren,
+                WithParameters,
+                WithLocalVariables,
+                WithInvocations,
+                WithAccesses,
+                TypedEntity,
+                ChildOf,
+                SourceAnchor,
             ],
             &[Comment, Metrics, WithValue],
         ),
         "constructor" => (
-            &[Invocable, WithChildren, WithParameters, WithLocalVariables, WithInvocations, WithAccesses, ChildOf, SourceAnchor],
+            &[
+                Invocable,
+                WithChildren,
+                WithParameters,
+                WithLocalVariables,
+                WithInvocations,
+                WithAccesses,
+                ChildOf,
+                SourceAnchor,
+            ],
             &[Comment, Metrics],
         ),
         "lambda" => (
-            &[Invocable, WithChildren, WithParameters, WithLocalVariables, WithInvocations, WithAccesses, ChildOf, SourceAnchor],
+            &[
+                Invocable,
+                WithChildren,
+                WithParameters,
+                WithLocalVariables,
+                WithInvocations,
+                WithAccesses,
+                ChildOf,
+                SourceAnchor,
+            ],
             &[TypedEntity, Metrics],
         ),
         "attribute" => (&[Named, Structural, TypedEntity, ChildOf, SourceAnchor], &[Comment, WithValue]),

@@ -223,7 +223,12 @@ impl ModelReader {
         match self.section {
             Section::Done => {}
             Section::Start => {
-                return Err(self.error(0, None, Rule::SectionOrder, "is empty: a model starts with a header record on line 1"));
+                return Err(self.error(
+                    0,
+                    None,
+                    Rule::SectionOrder,
+                    "is empty: a model starts with a header record on line 1",
+                ));
             }
             s => {
                 return Err(self.error(
@@ -287,7 +292,12 @@ impl ModelReader {
             "eof" => Record::Eof,
             other => {
                 if line_no == 1 {
-                    return Err(self.error(1, None, Rule::SectionOrder, format!("is a \"{other}\" record, but line 1 must be the header record")));
+                    return Err(self.error(
+                        1,
+                        None,
+                        Rule::SectionOrder,
+                        format!("is a \"{other}\" record, but line 1 must be the header record"),
+                    ));
                 }
                 let other = other.to_owned();
                 self.m.findings.push(line_no, FindingKind::UnknownRecordType, || {
@@ -345,7 +355,12 @@ impl ModelReader {
         let line = self.line;
         let next = Section::of(record);
         if line == 1 && record != Record::Header {
-            return Err(self.error(1, Some(record), Rule::SectionOrder, "is on line 1, but line 1 must be the header record"));
+            return Err(self.error(
+                1,
+                Some(record),
+                Rule::SectionOrder,
+                "is on line 1, but line 1 must be the header record",
+            ));
         }
         if record == Record::Header && line != 1 {
             let msg = if self.section == Section::Start {
@@ -356,7 +371,12 @@ impl ModelReader {
             return Err(self.error(line, Some(record), Rule::SectionOrder, msg));
         }
         if self.section == Section::Done {
-            return Err(self.error(line, Some(record), Rule::SectionOrder, "comes after the eof record, which must be last"));
+            return Err(self.error(
+                line,
+                Some(record),
+                Rule::SectionOrder,
+                "comes after the eof record, which must be last",
+            ));
         }
         if next < self.section {
             return Err(self.error(
@@ -398,10 +418,15 @@ impl ModelReader {
         let e = |rule, msg: String| self.error(1, r, rule, msg);
         let lang = h.lang.ok_or_else(|| e(Rule::Schema, "lacks \"lang\" (the language id, e.g. \"java\")".into()))?;
         if lang.is_empty() || lang.contains(':') || lang.contains('\0') {
-            return Err(e(Rule::Identity, format!("\"lang\" is {:?}: it must be non-empty, without ':' or NUL", &*lang)));
+            return Err(e(
+                Rule::Identity,
+                format!("\"lang\" is {:?}: it must be non-empty, without ':' or NUL", &*lang),
+            ));
         }
         let schema_version = h.schema_version.ok_or_else(|| e(Rule::Schema, "lacks \"schemaVersion\"".into()))?;
-        let extractor = h.extractor.ok_or_else(|| e(Rule::Schema, "lacks \"extractor\" (an object naming the extractor)".into()))?;
+        let extractor = h
+            .extractor
+            .ok_or_else(|| e(Rule::Schema, "lacks \"extractor\" (an object naming the extractor)".into()))?;
         if !extractor.get().starts_with('{') {
             return Err(e(Rule::Schema, "\"extractor\" must be an object".into()));
         }
@@ -411,9 +436,14 @@ impl ModelReader {
                 return Err(e(Rule::Schema, "\"repository\" must be an object".into()));
             }
         }
-        let dict = h.dict.ok_or_else(|| e(Rule::Schema, "lacks \"dict\" (the kinds, traits, edges and provenance dictionaries)".into()))?;
+        let dict = h.dict.ok_or_else(|| {
+            e(Rule::Schema, "lacks \"dict\" (the kinds, traits, edges and provenance dictionaries)".into())
+        })?;
         if dict.kinds.len() > u16::MAX as usize {
-            return Err(e(Rule::Dictionary, format!("dict.kinds has {} entries; at most {} are supported", dict.kinds.len(), u16::MAX)));
+            return Err(e(
+                Rule::Dictionary,
+                format!("dict.kinds has {} entries; at most {} are supported", dict.kinds.len(), u16::MAX),
+            ));
         }
         let mut seen = HashSet::new();
         if let Some(k) = dict.kinds.iter().find(|k| !seen.insert(k.as_str())) {
@@ -431,7 +461,11 @@ impl ModelReader {
             for n in names {
                 let v = lookup(n).ok_or_else(|| {
                     let known: Vec<_> = all.iter().map(|t| as_str(*t)).collect();
-                    format!("dict.{what} lists \"{n}\", which is not one of the {} known: {}", known.len(), known.join(", "))
+                    format!(
+                        "dict.{what} lists \"{n}\", which is not one of the {} known: {}",
+                        known.len(),
+                        known.join(", ")
+                    )
                 })?;
                 if out.contains(&v) {
                     return Err(format!("dict.{what} lists \"{n}\" twice"));
@@ -440,10 +474,13 @@ impl ModelReader {
             }
             Ok(out)
         }
-        let traits = closed(&dict.traits, "traits", Trait::ALL, Trait::from_name, Trait::as_str).map_err(|m| e(Rule::Dictionary, m))?;
-        let edges = closed(&dict.edges, "edges", EdgeKind::ALL, EdgeKind::from_name, EdgeKind::as_str).map_err(|m| e(Rule::Dictionary, m))?;
-        let provenance = closed(&dict.provenance, "provenance", Provenance::ALL, Provenance::from_name, Provenance::as_str)
+        let traits = closed(&dict.traits, "traits", Trait::ALL, Trait::from_name, Trait::as_str)
             .map_err(|m| e(Rule::Dictionary, m))?;
+        let edges = closed(&dict.edges, "edges", EdgeKind::ALL, EdgeKind::from_name, EdgeKind::as_str)
+            .map_err(|m| e(Rule::Dictionary, m))?;
+        let provenance =
+            closed(&dict.provenance, "provenance", Provenance::ALL, Provenance::from_name, Provenance::as_str)
+                .map_err(|m| e(Rule::Dictionary, m))?;
         self.m.header = Header {
             schema_version: schema_version.0.into_owned(),
             lang: lang.0.into_owned(),
@@ -466,7 +503,12 @@ impl ModelReader {
         let expected = self.m.files.len() as u64;
         let i = f.i.ok_or_else(|| self.error(self.line, r, Rule::Schema, "lacks \"i\" (its file index)"))?;
         if i.0 != expected {
-            return Err(self.error(self.line, r, Rule::Dense, format!("\"i\" is {}, but the next file must be {expected} (file indexes are dense from 0)", i.0)));
+            return Err(self.error(
+                self.line,
+                r,
+                Rule::Dense,
+                format!("\"i\" is {}, but the next file must be {expected} (file indexes are dense from 0)", i.0),
+            ));
         }
         let path = f.path.ok_or_else(|| self.error(self.line, r, Rule::Schema, "lacks \"path\""))?;
         if path.is_empty() || path.contains('\0') {
@@ -482,7 +524,12 @@ impl ModelReader {
     fn file_ref(&self, record: Record, key: &str, v: Index) -> Result<u32, ModelError> {
         let n = self.m.files.len() as u64;
         if v.0 >= n {
-            return Err(self.error(self.line, Some(record), Rule::Closure, format!("\"{key}\" refers to file {}, but the model has {n} files", v.0)));
+            return Err(self.error(
+                self.line,
+                Some(record),
+                Rule::Closure,
+                format!("\"{key}\" refers to file {}, but the model has {n} files", v.0),
+            ));
         }
         Ok(v.0 as u32)
     }
@@ -510,7 +557,12 @@ impl ModelReader {
         let i = self.m.entities.len() as u64;
         let got = e.i.ok_or_else(|| schema(self, "lacks \"i\" (its surrogate)".into()))?;
         if got.0 != i {
-            return Err(self.error(line, rec, Rule::Dense, format!("\"i\" is {}, but the next entity must be {i} (surrogates are dense from 0)", got.0)));
+            return Err(self.error(
+                line,
+                rec,
+                Rule::Dense,
+                format!("\"i\" is {}, but the next entity must be {i} (surrogates are dense from 0)", got.0),
+            ));
         }
         if i >= NONE as u64 {
             return Err(schema(self, "the model has more entities than this reader can hold (2^32 − 1)".into()));
@@ -518,33 +570,61 @@ impl ModelReader {
         let k = e.k.ok_or_else(|| schema(self, "lacks \"k\" (its kind, an index into dict.kinds)".into()))?;
         let nk = self.m.header.kinds.len() as u64;
         if k.0 >= nk {
-            return Err(self.error(line, rec, Rule::Dictionary, format!("\"k\" is {}, but dict.kinds has {nk} entries", k.0)));
+            return Err(self.error(
+                line,
+                rec,
+                Rule::Dictionary,
+                format!("\"k\" is {}, but dict.kinds has {nk} entries", k.0),
+            ));
         }
-        let tr = e.tr.as_ref().ok_or_else(|| schema(self, "lacks \"tr\" (its traits, indexes into dict.traits)".into()))?;
+        let tr =
+            e.tr.as_ref().ok_or_else(|| schema(self, "lacks \"tr\" (its traits, indexes into dict.traits)".into()))?;
         let (trait_set, mask) = self.trait_set(tr)?;
         let m = e.m.ok_or_else(|| schema(self, "lacks \"m\" (the surrogate of its module)".into()))?;
         if m.0 > i {
-            return Err(self.error(line, rec, Rule::Closure, format!("\"m\" is {}, after its own \"i\" {i}: a module comes before what it holds", m.0)));
+            return Err(self.error(
+                line,
+                rec,
+                Rule::Closure,
+                format!("\"m\" is {}, after its own \"i\" {i}: a module comes before what it holds", m.0),
+            ));
         }
         if m.0 < i && self.m.entities[m.0 as usize].module != m.0 as u32 {
-            return Err(self.error(line, rec, Rule::Closure, format!("\"m\" refers to entity {}, which is not a module (its own \"m\" is not itself)", m.0)));
+            return Err(self.error(
+                line,
+                rec,
+                Rule::Closure,
+                format!("\"m\" refers to entity {}, which is not a module (its own \"m\" is not itself)", m.0),
+            ));
         }
-        let s = e.s.as_ref().ok_or_else(|| schema(self, "lacks \"s\" (its symbol, or the module path for a module)".into()))?;
+        let s =
+            e.s.as_ref()
+                .ok_or_else(|| schema(self, "lacks \"s\" (its symbol, or the module path for a module)".into()))?;
         let is_module = m.0 == i;
         if s.contains('\0') {
             return Err(self.error(line, rec, Rule::Identity, "\"s\" contains NUL"));
         }
         if is_module && (s.contains('/') || s.contains('#')) {
-            return Err(self.error(line, rec, Rule::Identity, format!("module path {:?} may not contain '/' or '#'", &**s)));
+            return Err(self.error(
+                line,
+                rec,
+                Rule::Identity,
+                format!("module path {:?} may not contain '/' or '#'", &**s),
+            ));
         }
         if !is_module && s.contains('#') {
             return Err(self.error(line, rec, Rule::Identity, format!("symbol {:?} may not contain '#'", &**s)));
         }
-        let symbol = self.m.strings.intern(&s);
+        let symbol = self.m.strings.intern(s);
         let disambiguator = match &e.d {
             None => NONE,
             Some(d) if d.is_empty() || d.contains('\0') => {
-                return Err(self.error(line, rec, Rule::Identity, "\"d\" must be non-empty and without NUL when present"));
+                return Err(self.error(
+                    line,
+                    rec,
+                    Rule::Identity,
+                    "\"d\" must be non-empty and without NUL when present",
+                ));
             }
             Some(d) => self.m.strings.intern(d).index(),
         };
@@ -552,7 +632,12 @@ impl ModelReader {
         // Trait-contributed keys: each declared trait's keys must be present.
         let need = |t: Trait, present: bool, key: &str, what: &str| -> Result<(), ModelError> {
             if mask.has(t) && !present {
-                return Err(self.error(line, rec, Rule::TraitKey, format!("declares {t} but lacks \"{key}\" ({what})")));
+                return Err(self.error(
+                    line,
+                    rec,
+                    Rule::TraitKey,
+                    format!("declares {t} but lacks \"{key}\" ({what})"),
+                ));
             }
             Ok(())
         };
@@ -672,11 +757,21 @@ impl ModelReader {
         let mut key = Vec::with_capacity(tr.len());
         for t in tr {
             if t.0 >= n {
-                return Err(self.error(self.line, Some(Record::Entity), Rule::Dictionary, format!("\"tr\" lists {}, but dict.traits has {n} entries", t.0)));
+                return Err(self.error(
+                    self.line,
+                    Some(Record::Entity),
+                    Rule::Dictionary,
+                    format!("\"tr\" lists {}, but dict.traits has {n} entries", t.0),
+                ));
             }
             if key.contains(&(t.0 as u8)) {
                 let name = self.m.header.traits[t.0 as usize];
-                return Err(self.error(self.line, Some(Record::Entity), Rule::Schema, format!("\"tr\" lists {name} twice")));
+                return Err(self.error(
+                    self.line,
+                    Some(Record::Entity),
+                    Rule::Schema,
+                    format!("\"tr\" lists {name} twice"),
+                ));
             }
             key.push(t.0 as u8);
         }
@@ -790,14 +885,24 @@ impl ModelReader {
         let n = self.m.entities.len() as u64;
         let closure = |me: &Self, key: &str, v: u64| -> Result<u32, ModelError> {
             if v >= n {
-                return Err(me.error(line, rec, Rule::Closure, format!("\"{key}\" refers to entity {v}, but the model has {n} entities")));
+                return Err(me.error(
+                    line,
+                    rec,
+                    Rule::Closure,
+                    format!("\"{key}\" refers to entity {v}, but the model has {n} entities"),
+                ));
             }
             Ok(v as u32)
         };
         let k = x.k.ok_or_else(|| schema(self, "lacks \"k\" (its kind, an index into dict.edges)"))?;
         let nk = self.m.header.edges.len() as u64;
         if k.0 >= nk {
-            return Err(self.error(line, rec, Rule::Dictionary, format!("\"k\" is {}, but dict.edges has {nk} entries", k.0)));
+            return Err(self.error(
+                line,
+                rec,
+                Rule::Dictionary,
+                format!("\"k\" is {}, but dict.edges has {nk} entries", k.0),
+            ));
         }
         let kind = self.m.header.edges[k.0 as usize];
         let from = closure(self, "f", x.f.ok_or_else(|| schema(self, "lacks \"f\" (the source entity)"))?.0)?;
@@ -805,13 +910,24 @@ impl ModelReader {
         let p = x.p.ok_or_else(|| schema(self, "lacks \"p\" (its provenance, an index into dict.provenance)"))?;
         let np = self.m.header.provenance.len() as u64;
         if p.0 >= np {
-            return Err(self.error(line, rec, Rule::Dictionary, format!("\"p\" is {}, but dict.provenance has {np} entries", p.0)));
+            return Err(self.error(
+                line,
+                rec,
+                Rule::Dictionary,
+                format!("\"p\" is {}, but dict.provenance has {np} entries", p.0),
+            ));
         }
         let provenance = self.m.header.provenance[p.0 as usize];
-        let anchor = self.anchor(Record::Edge, "anchor", x.anchor.ok_or_else(|| schema(self, "lacks \"anchor\" ([file, start, end])"))?)?;
+        let anchor = self.anchor(
+            Record::Edge,
+            "anchor",
+            x.anchor.ok_or_else(|| schema(self, "lacks \"anchor\" ([file, start, end])"))?,
+        )?;
         let access = match (kind, x.is_read, x.is_write) {
             (EdgeKind::Access, Some(r), Some(w)) => 1 | (r as u8) << 1 | (w as u8) << 2,
-            (EdgeKind::Access, _, _) => return Err(schema(self, "is an access but lacks \"isRead\" or \"isWrite\" (both are always written)")),
+            (EdgeKind::Access, _, _) => {
+                return Err(schema(self, "is an access but lacks \"isRead\" or \"isWrite\" (both are always written)"))
+            }
             (_, None, None) => 0,
             _ => return Err(schema(self, "has \"isRead\"/\"isWrite\", which only access edges carry")),
         };
@@ -822,7 +938,9 @@ impl ModelReader {
                 list.push(closure(self, "candidates", v.0)?);
             }
             if list.is_empty() {
-                self.m.findings.push(line, FindingKind::EmptyCandidates, || "\"candidates\" is present but empty".into());
+                self.m
+                    .findings
+                    .push(line, FindingKind::EmptyCandidates, || "\"candidates\" is present but empty".into());
             }
             extra.candidates = Some(list);
         }
@@ -848,7 +966,11 @@ impl ModelReader {
             extra.source_file = Some(self.file_ref(Record::Edge, "sourceFile", sf)?);
         }
         extra.extensions = owned_extensions(x.extensions);
-        let extra_index = if extra.candidates.is_some() || extra.arguments.is_some() || extra.source_file.is_some() || !extra.extensions.is_empty() {
+        let extra_index = if extra.candidates.is_some()
+            || extra.arguments.is_some()
+            || extra.source_file.is_some()
+            || !extra.extensions.is_empty()
+        {
             self.m.edge_extras.push(extra);
             self.m.edge_extras.len() as u32 - 1
         } else {
@@ -878,7 +1000,9 @@ impl ModelReader {
 
     fn eof(&mut self, x: EofLine) -> Result<(), ModelError> {
         let rec = Some(Record::Eof);
-        let c = x.counts.ok_or_else(|| self.error(self.line, rec, Rule::Schema, "lacks \"counts\" ({files, entities, edges})"))?;
+        let c = x
+            .counts
+            .ok_or_else(|| self.error(self.line, rec, Rule::Schema, "lacks \"counts\" ({files, entities, edges})"))?;
         let have = [
             ("files", c.files, self.m.files.len() as u64),
             ("entities", c.entities, self.m.entities.len() as u64),
@@ -944,7 +1068,10 @@ fn arguments_from_value(v: &serde_json::Value) -> Result<Vec<NamedArgument<u32>>
         .map(|a| {
             let name = a.get("name").and_then(|n| n.as_str()).ok_or("an argument lacks a string \"name\"")?;
             let value = a.get("value").ok_or_else(|| format!("argument \"{name}\" lacks \"value\""))?;
-            Ok(NamedArgument { name: name.to_owned(), value: literal_from_value(value).map_err(|m| format!("argument \"{name}\": {m}"))? })
+            Ok(NamedArgument {
+                name: name.to_owned(),
+                value: literal_from_value(value).map_err(|m| format!("argument \"{name}\": {m}"))?,
+            })
         })
         .collect()
 }
@@ -952,7 +1079,10 @@ fn arguments_from_value(v: &serde_json::Value) -> Result<Vec<NamedArgument<u32>>
 fn literal_from_value(v: &serde_json::Value) -> Result<Literal<u32>, String> {
     let k = v.get("k").and_then(|k| k.as_str()).ok_or("a literal is an object with a string \"k\"")?;
     let text = |key: &str| {
-        v.get(key).and_then(|s| s.as_str()).map(str::to_owned).ok_or_else(|| format!("a {k} literal needs a string \"{key}\""))
+        v.get(key)
+            .and_then(|s| s.as_str())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("a {k} literal needs a string \"{key}\""))
     };
     let ty = || -> Result<u32, String> {
         v.get("type")

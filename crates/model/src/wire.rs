@@ -84,9 +84,8 @@ impl<'de> Deserialize<'de> for Metrics<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::new();
                 while let Some(k) = map.next_key::<Text>()? {
-                    let v: f64 = map
-                        .next_value()
-                        .map_err(|e| de::Error::custom(format_args!("measure \"{}\": {e}", &*k)))?;
+                    let v: f64 =
+                        map.next_value().map_err(|e| de::Error::custom(format_args!("measure \"{}\": {e}", &*k)))?;
                     out.push((k, v));
                 }
                 Ok(Metrics(out))

@@ -18,15 +18,10 @@ fn acme() -> ModelBuilder {
     b.java_stub_package("java.lang");
     let string = b.java_stub_type("java.lang", "String").id();
     let over = b.java_stub_type("java.lang", "Override").id();
-    let invoice = b
-        .java_parentless_stub_type("com.acme.order", "Invoice")
-        .id();
+    let invoice = b.java_parentless_stub_type("com.acme.order", "Invoice").id();
 
     // OrderService before the package it lives in.
-    let service = b
-        .java_class(Key::module("com.acme.order"), "OrderService")
-        .anchor(S, 8, 30)
-        .id();
+    let service = b.java_class(Key::module("com.acme.order"), "OrderService").anchor(S, 8, 30).id();
     let bill = b
         .java_method(service, "bill", &["com.acme.order.Order"])
         .declared_type(invoice)
@@ -35,26 +30,12 @@ fn acme() -> ModelBuilder {
         .anchor(S, 17, 21)
         .id();
     // Locals before parameters in surrogate order, parameters in declaration order.
-    b.java_param(bill, "order")
-        .declared_type(Key::new("com.acme.order", "Order"))
-        .at(17, 17);
-    b.java_local(bill, "invoice", 18)
-        .declared_type(invoice)
-        .at(18, 18);
+    b.java_param(bill, "order").declared_type(Key::new("com.acme.order", "Order")).at(17, 17);
+    b.java_local(bill, "invoice", 18).declared_type(invoice).at(18, 18);
 
     let pkg = b.java_package("com.acme.order").id();
-    let order = b
-        .java_class(pkg, "Order")
-        .anchor(O, 6, 35)
-        .doc("A customer order.")
-        .measure("sloc", 20.0)
-        .id();
-    let max = b
-        .java_field(order, "MAX_LINES")
-        .doc("…")
-        .constant(Literal::<Ref>::Number("100".into()))
-        .at(9, 9)
-        .id();
+    let order = b.java_class(pkg, "Order").anchor(O, 6, 35).doc("A customer order.").measure("sloc", 20.0).id();
+    let max = b.java_field(order, "MAX_LINES").doc("…").constant(Literal::<Ref>::Number("100".into())).at(9, 9).id();
 
     let notifications = b.java_class(pkg, "Notifications").anchor(N, 6, 39).id();
     let both = b
@@ -65,10 +46,7 @@ fn acme() -> ModelBuilder {
         .at(10, 12)
         .id();
     b.java_param(both, "order").declared_type(order).at(10, 10);
-    b.java_lambda(both, 11, 22, "()")
-        .measure("cyclomatic", 1.0)
-        .measure("sloc", 1.0)
-        .at(11, 11);
+    b.java_lambda(both, 11, 22, "()").measure("cyclomatic", 1.0).measure("sloc", 1.0).at(11, 11);
     b.java_stub_type("java.lang", "Runnable");
 
     let adapter = b.java_subpackage("com.acme.order.adapter", pkg).id();
@@ -76,56 +54,29 @@ fn acme() -> ModelBuilder {
 
     b.edge(
         "reference",
-        Key::with_d(
-            "com.acme.order",
-            "OrderService.bill(com.acme.order.Order)",
-            "param:order",
-        ),
+        Key::with_d("com.acme.order", "OrderService.bill(com.acme.order.Order)", "param:order"),
         order,
         "declared",
         (S, 17, 17),
     );
     b.edge("reference", bill, invoice, "declared", (S, 17, 17));
     b.edge("invocation", bill, invoice, "declared", (S, 18, 18));
-    b.edge("access", bill, max, "declared", (S, 19, 19))
-        .access(true, false);
+    b.edge("access", bill, max, "declared", (S, 19, 19)).access(true, false);
     b.edge("annotationUse", bill, over, "declared", (S, 16, 16));
     b.edge("annotationUse", bill, string, "declared", (S, 15, 15))
-        .arguments(vec![NamedArgument {
-            name: "value".into(),
-            value: Literal::Type { ty: string },
-        }]);
-    b.edge(
-        "import",
-        pkg,
-        Key::module("java.lang"),
-        "derived",
-        (S, 3, 3),
-    );
-    b.edge(
-        "import",
-        pkg,
-        Key::module("java.lang"),
-        "derived",
-        (O, 3, 3),
-    );
+        .arguments(vec![NamedArgument { name: "value".into(), value: Literal::Type { ty: string } }]);
+    b.edge("import", pkg, Key::module("java.lang"), "derived", (S, 3, 3));
+    b.edge("import", pkg, Key::module("java.lang"), "derived", (O, 3, 3));
     b
 }
 
 fn lines(b: &ModelBuilder) -> Vec<String> {
-    b.build()
-        .expect("builds")
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    b.build().expect("builds").lines().map(str::to_owned).collect()
 }
 
 fn entity_line(lines: &[String], i: usize) -> &str {
     let prefix = format!(r#"{{"t":"e","i":{i},"#);
-    lines
-        .iter()
-        .find(|l| l.starts_with(&prefix))
-        .expect("entity exists")
+    lines.iter().find(|l| l.starts_with(&prefix)).expect("entity exists")
 }
 
 #[test]
@@ -175,11 +126,7 @@ fn java_slice_reproduces_the_fixture_lines() {
         let i: usize = want[13..].split(',').next().unwrap().parse().unwrap();
         assert_eq!(entity_line(&out, i), want);
     }
-    let edges: Vec<&str> = out
-        .iter()
-        .filter(|l| l.starts_with(r#"{"t":"x""#))
-        .map(String::as_str)
-        .collect();
+    let edges: Vec<&str> = out.iter().filter(|l| l.starts_with(r#"{"t":"x""#)).map(String::as_str).collect();
     assert_eq!(
         edges,
         [
@@ -194,10 +141,7 @@ fn java_slice_reproduces_the_fixture_lines() {
             r#"{"t":"x","k":4,"f":11,"o":6,"p":0,"anchor":[2,17,17]}"#,
         ]
     );
-    assert_eq!(
-        out.last().unwrap(),
-        r#"{"t":"eof","counts":{"files":4,"entities":18,"edges":8}}"#
-    );
+    assert_eq!(out.last().unwrap(), r#"{"t":"eof","counts":{"files":4,"entities":18,"edges":8}}"#);
     assert_eq!(out.len(), 1 + 4 + 18 + 8 + 1);
 }
 
@@ -205,26 +149,24 @@ fn java_slice_reproduces_the_fixture_lines() {
 fn anonymous_class_members_extend_the_disambiguator() {
     let mut b = ModelBuilder::new("java", "src");
     let pkg = b.java_package("com.acme.order").id();
-    let batch = b
-        .java_class(pkg, "Batch")
-        .anchor("com/acme/order/Batch.java", 10, 70)
-        .id();
-    let running = b
-        .java_method(batch, "running", &[])
-        .anchor("com/acme/order/Batch.java", 47, 61)
-        .id();
-    let anon = b
-        .java_anonymous_class(running, 48, 32, "com.acme.order.Priceable")
-        .at(48, 60)
-        .id();
-    let scaled = b
-        .java_method(anon, "scaled", &["com.acme.order.Money"])
-        .at(57, 59)
-        .id();
+    let batch = b.java_class(pkg, "Batch").anchor("com/acme/order/Batch.java", 10, 70).id();
+    let running = b.java_method(batch, "running", &[]).anchor("com/acme/order/Batch.java", 47, 61).id();
+    let anon = b.java_anonymous_class(running, 48, 32, "com.acme.order.Priceable").at(48, 60).id();
+    let scaled = b.java_method(anon, "scaled", &["com.acme.order.Money"]).at(57, 59).id();
     b.java_param(scaled, "base").at(57, 57);
     let out = b.build().unwrap();
-    assert!(out.contains(r#""s":"Batch","d":"com/acme/order/Batch.java:48:32","signature":"com.acme.order.Priceable()","parent":5,"#), "{out}");
-    assert!(out.contains(r#""s":"Batch","d":"com/acme/order/Batch.java:48:32.scaled(com.acme.order.Money)#param:base","name":"base""#), "{out}");
+    assert!(
+        out.contains(
+            r#""s":"Batch","d":"com/acme/order/Batch.java:48:32","signature":"com.acme.order.Priceable()","parent":5,"#
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            r#""s":"Batch","d":"com/acme/order/Batch.java:48:32.scaled(com.acme.order.Money)#param:base","name":"base""#
+        ),
+        "{out}"
+    );
     // implicit constructors sit on the type's span with cyclomatic 1 only
     let mut b = ModelBuilder::new("java", "src");
     let pkg = b.java_package("p").id();
@@ -237,8 +179,7 @@ fn anonymous_class_members_extend_the_disambiguator() {
 #[test]
 fn generic_api_writes_every_key_in_format_order() {
     let mut b = ModelBuilder::new("csharp", "src");
-    b.extractor(r#"{"name":"x","version":"1"}"#)
-        .repository(r#"{"remote":"r","commit":"c","root":"."}"#);
+    b.extractor(r#"{"name":"x","version":"1"}"#).repository(r#"{"remote":"r","commit":"c","root":"."}"#);
     let m = Key::module("N");
     let t = Key::new("N", "T");
     let f = Key::new("N", "T.F(System.Int32)");
@@ -254,10 +195,7 @@ fn generic_api_writes_every_key_in_format_order() {
         .extension("defaults", "1")
         .anchor("a.cs", 1, 2)
         .space(["value"])
-        .value(Literal::Enum {
-            ty: t.clone(),
-            name: "A".into(),
-        })
+        .value(Literal::Enum { ty: t.clone(), name: "A".into() })
         .metrics([("sloc", 2.5), ("cyclomatic", 1e21)])
         .comments(["c1", "c\"2"])
         .defined_in(["a.cs"])
@@ -270,17 +208,11 @@ fn generic_api_writes_every_key_in_format_order() {
         .signature("F(int)")
         .name("F")
         .traits(&["TWithValue", "TNamed"]);
-    b.entity(&t, "class")
-        .traits(&["TNamed", "TType"])
-        .name("T")
-        .is_stub(false);
+    b.entity(&t, "class").traits(&["TNamed", "TType"]).name("T").is_stub(false);
     b.entity(&p, "parameter").traits(&["TNamed"]).name("x");
     b.edge("invocation", &f, &t, "dynamic-candidate", ("b.cs", 4, 5))
         .source_file("a.cs")
-        .arguments(vec![NamedArgument {
-            name: "value".into(),
-            value: Literal::<Key>::Null,
-        }])
+        .arguments(vec![NamedArgument { name: "value".into(), value: Literal::<Key>::Null }])
         .access(true, true)
         .candidates([&t, &p]);
     let out = b.build().unwrap();
@@ -303,37 +235,22 @@ fn generic_api_writes_every_key_in_format_order() {
 fn dictionaries_hold_only_used_names() {
     let mut b = ModelBuilder::new("java", "src");
     let m = Key::module("m");
-    b.entity(&m, "package")
-        .traits(&["TNamed", "TWithChildren", "TModule"]);
+    b.entity(&m, "package").traits(&["TNamed", "TWithChildren", "TModule"]);
     // Traits replaced before build: TComment and TSourceAnchor are not used.
-    b.entity(Key::new("m", "A"), "class")
-        .traits(&["TComment", "TSourceAnchor"])
-        .traits(&["TType"]);
+    b.entity(Key::new("m", "A"), "class").traits(&["TComment", "TSourceAnchor"]).traits(&["TType"]);
     // An edge kind and provenance used once; a file used only by an edge.
-    b.edge(
-        "throws",
-        Key::new("m", "A"),
-        &m,
-        "generated",
-        ("x.java", 1, 1),
-    );
+    b.edge("throws", Key::new("m", "A"), &m, "generated", ("x.java", 1, 1));
     let out = b.build().unwrap();
     let header = out.lines().next().unwrap();
     assert!(
         header.ends_with(r#""dict":{"kinds":["class","package"],"traits":["TModule","TNamed","TType","TWithChildren"],"edges":["throws"],"provenance":["generated"]}}"#),
         "{header}"
     );
-    assert!(
-        out.contains(r#"{"t":"e","i":1,"k":0,"tr":[2],"m":0,"s":"A"}"#),
-        "{out}"
-    );
+    assert!(out.contains(r#"{"t":"e","i":1,"k":0,"tr":[2],"m":0,"s":"A"}"#), "{out}");
     assert!(out.contains(r#"{"t":"f","i":0,"path":"x.java"}"#));
     // An empty model: empty dictionaries and zero counts.
     let out = ModelBuilder::new("java", "src").build().unwrap();
-    assert!(
-        out.contains(r#""dict":{"kinds":[],"traits":[],"edges":[],"provenance":[]}}"#),
-        "{out}"
-    );
+    assert!(out.contains(r#""dict":{"kinds":[],"traits":[],"edges":[],"provenance":[]}}"#), "{out}");
     assert!(out.ends_with("{\"t\":\"eof\",\"counts\":{\"files\":0,\"entities\":0,\"edges\":0}}\n"));
 }
 
@@ -342,10 +259,7 @@ fn canonical_order_is_utf16() {
     let mut b = ModelBuilder::new("java", "src");
     // The `unicode` fixture's pin: U+20000 sorts before U+FF21 in UTF-16.
     for s in ["ＡFullwidth", "𠀀Supplementary", "plain"] {
-        b.entity(Key::new("m", s), "class")
-            .traits(&["TNamed"])
-            .name(s)
-            .anchor(&format!("{s}.java"), 1, 1);
+        b.entity(Key::new("m", s), "class").traits(&["TNamed"]).name(s).anchor(&format!("{s}.java"), 1, 1);
     }
     // `m/z` sorts before `m.x/a` (module compared first), unlike rendered ids.
     b.entity(Key::new("m", "z"), "class");
@@ -361,31 +275,11 @@ fn canonical_order_is_utf16() {
         .filter(|l| l.starts_with(r#"{"t":"e""#))
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            format!(
-                "{}#{}",
-                v["s"].as_str().unwrap(),
-                v["d"].as_str().unwrap_or("-")
-            )
+            format!("{}#{}", v["s"].as_str().unwrap(), v["d"].as_str().unwrap_or("-"))
         })
         .collect();
-    assert_eq!(
-        s,
-        [
-            "m#-",
-            "plain#-",
-            "z#-",
-            "z#a",
-            "z#b",
-            "𠀀Supplementary#-",
-            "ＡFullwidth#-",
-            "m.x#-",
-            "a#-"
-        ]
-    );
-    let files: Vec<&str> = out
-        .lines()
-        .filter(|l| l.starts_with(r#"{"t":"f""#))
-        .collect();
+    assert_eq!(s, ["m#-", "plain#-", "z#-", "z#a", "z#b", "𠀀Supplementary#-", "ＡFullwidth#-", "m.x#-", "a#-"]);
+    let files: Vec<&str> = out.lines().filter(|l| l.starts_with(r#"{"t":"f""#)).collect();
     assert_eq!(
         files,
         [
@@ -395,10 +289,7 @@ fn canonical_order_is_utf16() {
         ]
     );
     // Module of m.x/a is m.x (surrogate 7), not m.
-    assert!(
-        out.contains(r#"{"t":"e","i":8,"k":0,"tr":[],"m":7,"s":"a"}"#),
-        "{out}"
-    );
+    assert!(out.contains(r#"{"t":"e","i":8,"k":0,"tr":[],"m":7,"s":"a"}"#), "{out}");
 }
 
 #[test]
@@ -409,21 +300,13 @@ fn errors_name_the_problem() {
         b
     };
     let mut b = base();
-    b.java_class(Key::module("p"), "A")
-        .anchor("p/A.java", 1, 2)
-        .declared_type(Key::new("q", "Gone"));
+    b.java_class(Key::module("p"), "A").anchor("p/A.java", 1, 2).declared_type(Key::new("q", "Gone"));
     match b.build() {
         Err(BuildError::MissingRef(id)) => assert_eq!(id, "java:q/Gone"),
         other => panic!("{other:?}"),
     }
     let mut b = base();
-    b.edge(
-        "reference",
-        Key::module("p"),
-        Key::with_d("p", "A", "param:x"),
-        "declared",
-        ("f", 1, 1),
-    );
+    b.edge("reference", Key::module("p"), Key::with_d("p", "A", "param:x"), "declared", ("f", 1, 1));
     assert!(matches!(b.build(), Err(BuildError::MissingRef(id)) if id == "java:p/A#param:x"));
     let mut b = base();
     b.java_parentless_stub_type("q", "Orphan");
@@ -439,13 +322,7 @@ fn errors_name_the_problem() {
     assert!(matches!(b.build(), Err(BuildError::RawJson(..))));
     // A self-edge is a conformance finding for readers, not a builder error.
     let mut b = base();
-    b.edge(
-        "import",
-        Key::module("p"),
-        Key::module("p"),
-        "declared",
-        ("f", 1, 1),
-    );
+    b.edge("import", Key::module("p"), Key::module("p"), "declared", ("f", 1, 1));
     assert!(b.build().is_ok());
 }
 
@@ -470,31 +347,15 @@ fn fixture(name: &str) -> String {
 /// Re-describes a model read with serde_json through the builder's generic API.
 fn rebuild(text: &str) -> String {
     use serde_json::Value;
-    let lines: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let header = &lines[0];
     let dict = &header["dict"];
     let names = |k: &str| -> Vec<String> {
-        dict[k]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_owned())
-            .collect()
+        dict[k].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect()
     };
-    let (kinds, traits, edge_kinds, provs) = (
-        names("kinds"),
-        names("traits"),
-        names("edges"),
-        names("provenance"),
-    );
-    let files: Vec<String> = lines
-        .iter()
-        .filter(|v| v["t"] == "f")
-        .map(|v| v["path"].as_str().unwrap().to_owned())
-        .collect();
+    let (kinds, traits, edge_kinds, provs) = (names("kinds"), names("traits"), names("edges"), names("provenance"));
+    let files: Vec<String> =
+        lines.iter().filter(|v| v["t"] == "f").map(|v| v["path"].as_str().unwrap().to_owned()).collect();
     let ents: Vec<&Value> = lines.iter().filter(|v| v["t"] == "e").collect();
     let keys: Vec<Key> = ents
         .iter()
@@ -502,35 +363,18 @@ fn rebuild(text: &str) -> String {
             let (m, s) = (e["m"].as_u64().unwrap() as usize, e["s"].as_str().unwrap());
             let d = e["d"].as_str().map(str::to_owned);
             if m == e["i"].as_u64().unwrap() as usize {
-                Key {
-                    module: s.to_owned(),
-                    symbol: String::new(),
-                    disambiguator: d,
-                }
+                Key { module: s.to_owned(), symbol: String::new(), disambiguator: d }
             } else {
-                Key {
-                    module: ents[m]["s"].as_str().unwrap().to_owned(),
-                    symbol: s.to_owned(),
-                    disambiguator: d,
-                }
+                Key { module: ents[m]["s"].as_str().unwrap().to_owned(), symbol: s.to_owned(), disambiguator: d }
             }
         })
         .collect();
     let key = |v: &Value| keys[v.as_u64().unwrap() as usize].clone();
     let keylist = |v: &Value| v.as_array().unwrap().iter().map(key).collect::<Vec<_>>();
     let file = |v: &Value| files[v.as_u64().unwrap() as usize].clone();
-    let anchor = |v: &Value| {
-        (
-            file(&v[0]),
-            v[1].as_u64().unwrap() as u32,
-            v[2].as_u64().unwrap() as u32,
-        )
-    };
+    let anchor = |v: &Value| (file(&v[0]), v[1].as_u64().unwrap() as u32, v[2].as_u64().unwrap() as u32);
 
-    let mut b = ModelBuilder::new(
-        header["lang"].as_str().unwrap(),
-        header["root"].as_str().unwrap(),
-    );
+    let mut b = ModelBuilder::new(header["lang"].as_str().unwrap(), header["root"].as_str().unwrap());
     // serde_json's Value sorts object keys; take the extractor's raw text.
     let raw: std::collections::HashMap<String, &serde_json::value::RawValue> =
         serde_json::from_str(text.lines().next().unwrap()).unwrap();
@@ -541,12 +385,8 @@ fn rebuild(text: &str) -> String {
     }
     for (e, k) in ents.iter().zip(&keys).rev() {
         let mut eb = b.entity(k, &kinds[e["k"].as_u64().unwrap() as usize]);
-        let tr: Vec<&str> = e["tr"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| traits[t.as_u64().unwrap() as usize].as_str())
-            .collect();
+        let tr: Vec<&str> =
+            e["tr"].as_array().unwrap().iter().map(|t| traits[t.as_u64().unwrap() as usize].as_str()).collect();
         eb.traits(&tr);
         if let Some(v) = e.get("name") {
             eb.name(v.as_str().unwrap());
@@ -573,20 +413,10 @@ fn rebuild(text: &str) -> String {
             eb.defined_in(v.as_array().unwrap().iter().map(file));
         }
         if let Some(v) = e.get("comments") {
-            eb.comments(
-                v.as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|c| c.as_str().unwrap().to_owned()),
-            );
+            eb.comments(v.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_owned()));
         }
         if let Some(v) = e.get("metrics") {
-            eb.metrics(
-                v.as_object()
-                    .unwrap()
-                    .iter()
-                    .map(|(n, x)| (n.clone(), x.as_f64().unwrap())),
-            );
+            eb.metrics(v.as_object().unwrap().iter().map(|(n, x)| (n.clone(), x.as_f64().unwrap())));
         }
         if let Some(v) = e.get("value") {
             eb.value(literal(v, &key));
@@ -596,13 +426,7 @@ fn rebuild(text: &str) -> String {
             eb.anchor(&p, s, t);
         }
     }
-    for x in lines
-        .iter()
-        .filter(|v| v["t"] == "x")
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-    {
+    for x in lines.iter().filter(|v| v["t"] == "x").collect::<Vec<_>>().into_iter().rev() {
         let a = anchor(&x["anchor"]);
         let mut xb = b.edge(
             &edge_kinds[x["k"].as_u64().unwrap() as usize],
@@ -628,41 +452,20 @@ fn literal(v: &serde_json::Value, key: &dyn Fn(&serde_json::Value) -> Key) -> Li
         "number" => Literal::Number(s("v")),
         "boolean" => Literal::Boolean(v["v"].as_bool().unwrap()),
         "null" => Literal::Null,
-        "enum" => Literal::Enum {
-            ty: key(&v["type"]),
-            name: s("name"),
-        },
-        "type" => Literal::Type {
-            ty: key(&v["type"]),
-        },
-        "array" => Literal::Array(
-            v["items"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|i| literal(i, key))
-                .collect(),
-        ),
-        "annotation" => Literal::Annotation {
-            ty: key(&v["type"]),
-            arguments: arguments(&v["arguments"], key),
-        },
+        "enum" => Literal::Enum { ty: key(&v["type"]), name: s("name") },
+        "type" => Literal::Type { ty: key(&v["type"]) },
+        "array" => Literal::Array(v["items"].as_array().unwrap().iter().map(|i| literal(i, key)).collect()),
+        "annotation" => Literal::Annotation { ty: key(&v["type"]), arguments: arguments(&v["arguments"], key) },
         "unevaluated" => Literal::Unevaluated(s("source")),
         other => panic!("literal kind {other}"),
     }
 }
 
-fn arguments(
-    v: &serde_json::Value,
-    key: &dyn Fn(&serde_json::Value) -> Key,
-) -> Vec<NamedArgument<Key>> {
+fn arguments(v: &serde_json::Value, key: &dyn Fn(&serde_json::Value) -> Key) -> Vec<NamedArgument<Key>> {
     v.as_array()
         .unwrap()
         .iter()
-        .map(|a| NamedArgument {
-            name: a["name"].as_str().unwrap().to_owned(),
-            value: literal(&a["value"], key),
-        })
+        .map(|a| NamedArgument { name: a["name"].as_str().unwrap().to_owned(), value: literal(&a["value"], key) })
         .collect()
 }
 
@@ -674,10 +477,7 @@ fn builder_output_reads_back_clean() {
     assert!(model.findings().is_empty(), "{:?}", model.findings().kept);
     assert_eq!(model.entity_count(), 18);
     assert_eq!(model.edge_count(), 8);
-    assert_eq!(
-        model.id(9),
-        "java:com.acme.order/OrderService.bill(com.acme.order.Order)"
-    );
+    assert_eq!(model.id(9), "java:com.acme.order/OrderService.bill(com.acme.order.Order)");
     let text = fixture("upstream-java/model.jsonl");
     let model = model::read_model(rebuild(&text).as_bytes(), "fixture").unwrap();
     assert!(model.findings().is_empty(), "{:?}", model.findings().kept);

@@ -41,7 +41,11 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (0..385usize).prop_map(Mutation::DuplicateLine),
         (0..385usize, 0..385usize).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
         (0..385usize, 0..400usize).prop_map(|(line, at)| Mutation::Truncate { line, at }),
-        (0..385usize, 0..12usize, prop_oneof![Just(-1i64), Just(0), Just(1), Just(178), Just(179), Just(9001), Just(1 << 40), any::<i64>()])
+        (
+            0..385usize,
+            0..12usize,
+            prop_oneof![Just(-1i64), Just(0), Just(1), Just(178), Just(179), Just(9001), Just(1 << 40), any::<i64>()]
+        )
             .prop_map(|(line, nth, with)| Mutation::ReplaceNumber { line, nth, with }),
         (0..385usize, "\\PC{0,40}").prop_map(|(line, text)| Mutation::InsertLine { line, text }),
     ]

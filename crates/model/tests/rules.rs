@@ -6,7 +6,8 @@ use model::{read_model, FindingKind, Model, ModelError, Rule};
 const HEADER: &str = r#"{"t":"header","schemaVersion":"1.0.0","lang":"demo","extractor":{"name":"x","version":"1"},"root":"src","dict":{"kinds":["class","method","package"],"traits":["TChildOf","TInvocable","TModule","TNamed","TSourceAnchor","TType"],"edges":["access","annotationUse","reference"],"provenance":["declared"]}}"#;
 const FILE: &str = r#"{"t":"f","i":0,"path":"a/A.java"}"#;
 const PKG: &str = r#"{"t":"e","i":0,"k":2,"tr":[3,2],"m":0,"s":"a","name":"a","isStub":false,"definedIn":[0]}"#;
-const TYPE: &str = r#"{"t":"e","i":1,"k":0,"tr":[3,5,0,4],"m":0,"s":"A","name":"A","isStub":false,"parent":0,"anchor":[0,1,10]}"#;
+const TYPE: &str =
+    r#"{"t":"e","i":1,"k":0,"tr":[3,5,0,4],"m":0,"s":"A","name":"A","isStub":false,"parent":0,"anchor":[0,1,10]}"#;
 const METHOD: &str = r#"{"t":"e","i":2,"k":1,"tr":[3,1,0,4],"m":0,"s":"A.f()","name":"f","signature":"f()","parent":1,"anchor":[0,2,3]}"#;
 const EDGE: &str = r#"{"t":"x","k":2,"f":2,"o":1,"p":0,"anchor":[0,2,2]}"#;
 const EOF: &str = r#"{"t":"eof","counts":{"files":1,"entities":3,"edges":1}}"#;
@@ -49,10 +50,18 @@ fn utf8_and_json() {
     assert_eq!(e.rule, Rule::Utf8);
     assert_eq!(e.to_string(), "model.jsonl:4: is not valid UTF-8 (at byte 48)");
 
-    fails(with(3, r#"{"t":"e","i":0"#), Rule::Json, "model.jsonl:3: is not valid JSON: EOF while parsing an object (column 14)");
+    fails(
+        with(3, r#"{"t":"e","i":0"#),
+        Rule::Json,
+        "model.jsonl:3: is not valid JSON: EOF while parsing an object (column 14)",
+    );
     fails(with(3, "[1,2]"), Rule::Json, "model.jsonl:3: is not a JSON object (each line holds one record)");
     fails(with(3, r#"{"i":0,"k":2}"#), Rule::Schema, "model.jsonl:3: has no string \"t\" key naming the record type");
-    fails(with(3, &format!("{PKG} x")), Rule::Json, "model.jsonl:3: is not valid JSON: trailing characters (column 90)");
+    fails(
+        with(3, &format!("{PKG} x")),
+        Rule::Json,
+        "model.jsonl:3: is not valid JSON: trailing characters (column 90)",
+    );
 }
 
 #[test]
@@ -65,13 +74,25 @@ fn section_order() {
     fails(l, Rule::SectionOrder, "model.jsonl:1: is blank, but line 1 must be the header record");
     let mut l = base();
     l.insert(2, HEADER.into());
-    fails(l, Rule::SectionOrder, "model.jsonl:3: header appears a second time (a model has exactly one header, on line 1)");
+    fails(
+        l,
+        Rule::SectionOrder,
+        "model.jsonl:3: header appears a second time (a model has exactly one header, on line 1)",
+    );
     let mut l = base();
     l.insert(4, r#"{"t":"f","i":1,"path":"b.java"}"#.into());
-    fails(l, Rule::SectionOrder, "model.jsonl:5: file comes after the entity records began (the order is header, files, entities, edges, eof)");
+    fails(
+        l,
+        Rule::SectionOrder,
+        "model.jsonl:5: file comes after the entity records began (the order is header, files, entities, edges, eof)",
+    );
     let mut l = base();
     l.insert(6, TYPE.into());
-    fails(l, Rule::SectionOrder, "model.jsonl:7: entity comes after the edge records began (the order is header, files, entities, edges, eof)");
+    fails(
+        l,
+        Rule::SectionOrder,
+        "model.jsonl:7: entity comes after the edge records began (the order is header, files, entities, edges, eof)",
+    );
     let mut l = base();
     l.push(EDGE.into());
     fails(l, Rule::SectionOrder, "model.jsonl:8: edge comes after the eof record, which must be last");
@@ -85,58 +106,166 @@ fn section_order() {
 
 #[test]
 fn dense_surrogates() {
-    fails(with(2, r#"{"t":"f","i":1,"path":"a/A.java"}"#), Rule::Dense, "model.jsonl:2: file \"i\" is 1, but the next file must be 0 (file indexes are dense from 0)");
-    fails(with(4, &TYPE.replace(r#""i":1"#, r#""i":2"#)), Rule::Dense, "model.jsonl:4: entity \"i\" is 2, but the next entity must be 1 (surrogates are dense from 0)");
+    fails(
+        with(2, r#"{"t":"f","i":1,"path":"a/A.java"}"#),
+        Rule::Dense,
+        "model.jsonl:2: file \"i\" is 1, but the next file must be 0 (file indexes are dense from 0)",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""i":1"#, r#""i":2"#)),
+        Rule::Dense,
+        "model.jsonl:4: entity \"i\" is 2, but the next entity must be 1 (surrogates are dense from 0)",
+    );
 }
 
 #[test]
 fn dictionaries() {
-    fails(with(4, &TYPE.replace(r#""k":0"#, r#""k":3"#)), Rule::Dictionary, "model.jsonl:4: entity \"k\" is 3, but dict.kinds has 3 entries");
-    fails(with(4, &TYPE.replace(r#""tr":[3,5,0,4]"#, r#""tr":[3,5,0,9]"#)), Rule::Dictionary, "model.jsonl:4: entity \"tr\" lists 9, but dict.traits has 6 entries");
-    fails(with(6, &EDGE.replace(r#""k":2"#, r#""k":7"#)), Rule::Dictionary, "model.jsonl:6: edge \"k\" is 7, but dict.edges has 3 entries");
-    fails(with(6, &EDGE.replace(r#""p":0"#, r#""p":1"#)), Rule::Dictionary, "model.jsonl:6: edge \"p\" is 1, but dict.provenance has 1 entries");
-    fails(with(1, &HEADER.replace(r#""method","package""#, r#""method","method""#)), Rule::Dictionary, "model.jsonl:1: header dict.kinds lists \"method\" twice");
+    fails(
+        with(4, &TYPE.replace(r#""k":0"#, r#""k":3"#)),
+        Rule::Dictionary,
+        "model.jsonl:4: entity \"k\" is 3, but dict.kinds has 3 entries",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""tr":[3,5,0,4]"#, r#""tr":[3,5,0,9]"#)),
+        Rule::Dictionary,
+        "model.jsonl:4: entity \"tr\" lists 9, but dict.traits has 6 entries",
+    );
+    fails(
+        with(6, &EDGE.replace(r#""k":2"#, r#""k":7"#)),
+        Rule::Dictionary,
+        "model.jsonl:6: edge \"k\" is 7, but dict.edges has 3 entries",
+    );
+    fails(
+        with(6, &EDGE.replace(r#""p":0"#, r#""p":1"#)),
+        Rule::Dictionary,
+        "model.jsonl:6: edge \"p\" is 1, but dict.provenance has 1 entries",
+    );
+    fails(
+        with(1, &HEADER.replace(r#""method","package""#, r#""method","method""#)),
+        Rule::Dictionary,
+        "model.jsonl:1: header dict.kinds lists \"method\" twice",
+    );
     fails(with(1, &HEADER.replace(r#""TType""#, r#""TBogus""#)), Rule::Dictionary, "model.jsonl:1: header dict.traits lists \"TBogus\", which is not one of the 19 known: TNamed, TSourceAnchor, TComment, TWithChildren, TChildOf, TAttachedTo, TModule, TType, TWithInheritances, TWithImplements, TTypedEntity, TInvocable, TWithParameters, TWithLocalVariables, TWithInvocations, TStructural, TWithAccesses, TMetrics, TWithValue");
-    fails(with(1, &HEADER.replace(r#""reference""#, r#""access""#)), Rule::Dictionary, "model.jsonl:1: header dict.edges lists \"access\" twice");
+    fails(
+        with(1, &HEADER.replace(r#""reference""#, r#""access""#)),
+        Rule::Dictionary,
+        "model.jsonl:1: header dict.edges lists \"access\" twice",
+    );
     fails(with(1, &HEADER.replace(r#"["declared"]"#, r#"["declared","guessed"]"#)), Rule::Dictionary, "model.jsonl:1: header dict.provenance lists \"guessed\", which is not one of the 4 known: declared, derived, dynamic-candidate, generated");
 }
 
 #[test]
 fn trait_keys() {
-    fails(with(4, &TYPE.replace(r#""name":"A","#, "")), Rule::TraitKey, "model.jsonl:4: entity declares TNamed but lacks \"name\" (a non-empty string)");
-    fails(with(4, &TYPE.replace(r#","anchor":[0,1,10]"#, "")), Rule::TraitKey, "model.jsonl:4: entity declares TSourceAnchor but lacks \"anchor\" ([file, start, end])");
-    fails(with(5, &METHOD.replace(r#""signature":"f()","#, "")), Rule::TraitKey, "model.jsonl:5: entity declares TInvocable but lacks \"signature\" (a string)");
-    fails(with(3, &PKG.replace(r#","definedIn":[0]"#, "")), Rule::TraitKey, "model.jsonl:3: entity declares TModule but lacks \"definedIn\" (an array of file indexes)");
-    fails(with(4, &TYPE.replace(r#""isStub":false,"#, "")), Rule::TraitKey, "model.jsonl:4: entity declares TType but lacks \"isStub\" (a boolean)");
-    fails(with(4, &TYPE.replace(r#""name":"A""#, r#""name":"""#)), Rule::TraitKey, "model.jsonl:4: entity \"name\" must be a non-empty string");
+    fails(
+        with(4, &TYPE.replace(r#""name":"A","#, "")),
+        Rule::TraitKey,
+        "model.jsonl:4: entity declares TNamed but lacks \"name\" (a non-empty string)",
+    );
+    fails(
+        with(4, &TYPE.replace(r#","anchor":[0,1,10]"#, "")),
+        Rule::TraitKey,
+        "model.jsonl:4: entity declares TSourceAnchor but lacks \"anchor\" ([file, start, end])",
+    );
+    fails(
+        with(5, &METHOD.replace(r#""signature":"f()","#, "")),
+        Rule::TraitKey,
+        "model.jsonl:5: entity declares TInvocable but lacks \"signature\" (a string)",
+    );
+    fails(
+        with(3, &PKG.replace(r#","definedIn":[0]"#, "")),
+        Rule::TraitKey,
+        "model.jsonl:3: entity declares TModule but lacks \"definedIn\" (an array of file indexes)",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""isStub":false,"#, "")),
+        Rule::TraitKey,
+        "model.jsonl:4: entity declares TType but lacks \"isStub\" (a boolean)",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""name":"A""#, r#""name":"""#)),
+        Rule::TraitKey,
+        "model.jsonl:4: entity \"name\" must be a non-empty string",
+    );
 }
 
 #[test]
 fn closure() {
-    fails(with(6, &EDGE.replace(r#""o":1"#, r#""o":9001"#)), Rule::Closure, "model.jsonl:6: edge \"o\" refers to entity 9001, but the model has 3 entities");
-    fails(with(6, &EDGE.replace(r#""f":2"#, r#""f":3"#)), Rule::Closure, "model.jsonl:6: edge \"f\" refers to entity 3, but the model has 3 entities");
-    fails(with(6, &EDGE.replace(r#""anchor""#, r#""candidates":[1,5],"anchor""#)), Rule::Closure, "model.jsonl:6: edge \"candidates\" refers to entity 5, but the model has 3 entities");
+    fails(
+        with(6, &EDGE.replace(r#""o":1"#, r#""o":9001"#)),
+        Rule::Closure,
+        "model.jsonl:6: edge \"o\" refers to entity 9001, but the model has 3 entities",
+    );
+    fails(
+        with(6, &EDGE.replace(r#""f":2"#, r#""f":3"#)),
+        Rule::Closure,
+        "model.jsonl:6: edge \"f\" refers to entity 3, but the model has 3 entities",
+    );
+    fails(
+        with(6, &EDGE.replace(r#""anchor""#, r#""candidates":[1,5],"anchor""#)),
+        Rule::Closure,
+        "model.jsonl:6: edge \"candidates\" refers to entity 5, but the model has 3 entities",
+    );
     // A forward reference is allowed while entities arrive, and checked when they end.
-    fails(with(4, &TYPE.replace(r#""parent":0"#, r#""parent":7"#)), Rule::Closure, "model.jsonl:4: entity \"parent\" refers to entity 7, but the model has 3 entities");
+    fails(
+        with(4, &TYPE.replace(r#""parent":0"#, r#""parent":7"#)),
+        Rule::Closure,
+        "model.jsonl:4: entity \"parent\" refers to entity 7, but the model has 3 entities",
+    );
     let mut no_edges = base();
     no_edges.remove(5);
     no_edges[5] = EOF.replace(r#""edges":1"#, r#""edges":0"#);
     no_edges[3] = TYPE.replace(r#""parent":0"#, r#""parent":3"#);
     fails(no_edges, Rule::Closure, "model.jsonl:4: entity \"parent\" refers to entity 3, but the model has 3 entities");
-    fails(with(4, &TYPE.replace(r#""anchor":[0,1,10]"#, r#""anchor":[1,1,10]"#)), Rule::Closure, "model.jsonl:4: entity \"anchor\" refers to file 1, but the model has 1 files");
-    fails(with(3, &PKG.replace(r#""definedIn":[0]"#, r#""definedIn":[0,4]"#)), Rule::Closure, "model.jsonl:3: entity \"definedIn\" refers to file 4, but the model has 1 files");
-    fails(with(4, &TYPE.replace(r#""m":0"#, r#""m":2"#)), Rule::Closure, "model.jsonl:4: entity \"m\" is 2, after its own \"i\" 1: a module comes before what it holds");
-    fails(with(5, &METHOD.replace(r#""m":0"#, r#""m":1"#)), Rule::Closure, "model.jsonl:5: entity \"m\" refers to entity 1, which is not a module (its own \"m\" is not itself)");
+    fails(
+        with(4, &TYPE.replace(r#""anchor":[0,1,10]"#, r#""anchor":[1,1,10]"#)),
+        Rule::Closure,
+        "model.jsonl:4: entity \"anchor\" refers to file 1, but the model has 1 files",
+    );
+    fails(
+        with(3, &PKG.replace(r#""definedIn":[0]"#, r#""definedIn":[0,4]"#)),
+        Rule::Closure,
+        "model.jsonl:3: entity \"definedIn\" refers to file 4, but the model has 1 files",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""m":0"#, r#""m":2"#)),
+        Rule::Closure,
+        "model.jsonl:4: entity \"m\" is 2, after its own \"i\" 1: a module comes before what it holds",
+    );
+    fails(
+        with(5, &METHOD.replace(r#""m":0"#, r#""m":1"#)),
+        Rule::Closure,
+        "model.jsonl:5: entity \"m\" refers to entity 1, which is not a module (its own \"m\" is not itself)",
+    );
     let forward_value = TYPE.replace(r#""anchor""#, r#""value":{"k":"enum","type":12,"name":"X"},"anchor""#);
-    fails(with(4, &forward_value), Rule::Closure, "model.jsonl:4: entity \"value\" refers to entity 12, but the model has 3 entities");
+    fails(
+        with(4, &forward_value),
+        Rule::Closure,
+        "model.jsonl:4: entity \"value\" refers to entity 12, but the model has 3 entities",
+    );
 }
 
 #[test]
 fn natural_keys() {
-    fails(with(4, &TYPE.replace(r#""s":"A""#, r##""s":"A#1""##)), Rule::Identity, "model.jsonl:4: entity symbol \"A#1\" may not contain '#'");
-    fails(with(3, &PKG.replace(r#""s":"a""#, r#""s":"a/b""#)), Rule::Identity, "model.jsonl:3: entity module path \"a/b\" may not contain '/' or '#'");
-    fails(with(4, &TYPE.replace(r#""s":"A","#, r#""s":"A","d":"","#)), Rule::Identity, "model.jsonl:4: entity \"d\" must be non-empty and without NUL when present");
-    fails(with(1, &HEADER.replace(r#""lang":"demo""#, r#""lang":"de:mo""#)), Rule::Identity, "model.jsonl:1: header \"lang\" is \"de:mo\": it must be non-empty, without ':' or NUL");
+    fails(
+        with(4, &TYPE.replace(r#""s":"A""#, r##""s":"A#1""##)),
+        Rule::Identity,
+        "model.jsonl:4: entity symbol \"A#1\" may not contain '#'",
+    );
+    fails(
+        with(3, &PKG.replace(r#""s":"a""#, r#""s":"a/b""#)),
+        Rule::Identity,
+        "model.jsonl:3: entity module path \"a/b\" may not contain '/' or '#'",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""s":"A","#, r#""s":"A","d":"","#)),
+        Rule::Identity,
+        "model.jsonl:4: entity \"d\" must be non-empty and without NUL when present",
+    );
+    fails(
+        with(1, &HEADER.replace(r#""lang":"demo""#, r#""lang":"de:mo""#)),
+        Rule::Identity,
+        "model.jsonl:1: header \"lang\" is \"de:mo\": it must be non-empty, without ':' or NUL",
+    );
     // A disambiguator may contain '#'.
     let ok = read(&with(4, &TYPE.replace(r#""s":"A","#, r##""s":"A","d":"x#y","##))).unwrap();
     assert_eq!(ok.id(1), "demo:a/A#x#y");
@@ -146,8 +275,16 @@ fn natural_keys() {
 fn trailer() {
     let mut l = base();
     l.pop();
-    fails(l, Rule::Trailer, "model.jsonl: ends after line 6 inside the edge section, without an \"eof\" record: the file is truncated");
-    fails(with(7, &EOF.replace(r#""entities":3"#, r#""entities":4"#)), Rule::Trailer, "model.jsonl:7: eof counts 4 entities, but the model has 3: the file was truncated or edited");
+    fails(
+        l,
+        Rule::Trailer,
+        "model.jsonl: ends after line 6 inside the edge section, without an \"eof\" record: the file is truncated",
+    );
+    fails(
+        with(7, &EOF.replace(r#""entities":3"#, r#""entities":4"#)),
+        Rule::Trailer,
+        "model.jsonl:7: eof counts 4 entities, but the model has 3: the file was truncated or edited",
+    );
     fails(with(7, r#"{"t":"eof"}"#), Rule::Schema, "model.jsonl:7: eof lacks \"counts\" ({files, entities, edges})");
     // A file cut in the middle of a line.
     let text = base().join("\n");
@@ -159,27 +296,78 @@ fn trailer() {
 
 #[test]
 fn schema() {
-    fails(with(4, &TYPE.replace(r#""parent":0"#, r#""parent":"x""#)), Rule::Schema, "model.jsonl:4: entity key \"parent\": invalid type: string \"x\", expected a whole number ≥ 0 (column 88)");
-    fails(with(4, &TYPE.replace(r#""parent":0"#, r#""parent":-1"#)), Rule::Schema, "model.jsonl:4: entity key \"parent\": invalid value: integer `-1`, expected a whole number ≥ 0 (column 87)");
-    fails(with(4, &TYPE.replace(r#""name":"A""#, r#""name":"A","name":"B""#)), Rule::Schema, "model.jsonl:4: entity key \"name\" appears twice (column 67)");
-    fails(with(4, &TYPE.replace(r#","anchor":[0,1,10]"#, r#","anchor":[0,9,3]"#)), Rule::Schema, "model.jsonl:4: entity \"anchor\" spans lines 9 to 3: lines are 1-based and the start may not pass the end");
-    fails(with(4, &TYPE.replace(r#","anchor":[0,1,10]"#, r#","anchor":[0,1]"#)), Rule::Schema, "model.jsonl:4: entity key \"anchor\": invalid length 2, expected an array of length 3 (column 101)");
-    fails(with(6, &EDGE.replace(r#""anchor""#, r#""isRead":true,"isWrite":false,"anchor""#)), Rule::Schema, "model.jsonl:6: edge has \"isRead\"/\"isWrite\", which only access edges carry");
-    fails(with(6, &EDGE.replace(r#""k":2"#, r#""k":0"#)), Rule::Schema, "model.jsonl:6: edge is an access but lacks \"isRead\" or \"isWrite\" (both are always written)");
-    fails(with(6, &EDGE.replace(r#""anchor""#, r#""arguments":[],"anchor""#)), Rule::Schema, "model.jsonl:6: edge has \"arguments\", which only annotationUse edges carry");
-    fails(with(6, &EDGE.replace(r#","anchor":[0,2,2]"#, "")), Rule::Schema, "model.jsonl:6: edge lacks \"anchor\" ([file, start, end])");
+    fails(
+        with(4, &TYPE.replace(r#""parent":0"#, r#""parent":"x""#)),
+        Rule::Schema,
+        "model.jsonl:4: entity key \"parent\": invalid type: string \"x\", expected a whole number ≥ 0 (column 88)",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""parent":0"#, r#""parent":-1"#)),
+        Rule::Schema,
+        "model.jsonl:4: entity key \"parent\": invalid value: integer `-1`, expected a whole number ≥ 0 (column 87)",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""name":"A""#, r#""name":"A","name":"B""#)),
+        Rule::Schema,
+        "model.jsonl:4: entity key \"name\" appears twice (column 67)",
+    );
+    fails(
+        with(4, &TYPE.replace(r#","anchor":[0,1,10]"#, r#","anchor":[0,9,3]"#)),
+        Rule::Schema,
+        "model.jsonl:4: entity \"anchor\" spans lines 9 to 3: lines are 1-based and the start may not pass the end",
+    );
+    fails(
+        with(4, &TYPE.replace(r#","anchor":[0,1,10]"#, r#","anchor":[0,1]"#)),
+        Rule::Schema,
+        "model.jsonl:4: entity key \"anchor\": invalid length 2, expected an array of length 3 (column 101)",
+    );
+    fails(
+        with(6, &EDGE.replace(r#""anchor""#, r#""isRead":true,"isWrite":false,"anchor""#)),
+        Rule::Schema,
+        "model.jsonl:6: edge has \"isRead\"/\"isWrite\", which only access edges carry",
+    );
+    fails(
+        with(6, &EDGE.replace(r#""k":2"#, r#""k":0"#)),
+        Rule::Schema,
+        "model.jsonl:6: edge is an access but lacks \"isRead\" or \"isWrite\" (both are always written)",
+    );
+    fails(
+        with(6, &EDGE.replace(r#""anchor""#, r#""arguments":[],"anchor""#)),
+        Rule::Schema,
+        "model.jsonl:6: edge has \"arguments\", which only annotationUse edges carry",
+    );
+    fails(
+        with(6, &EDGE.replace(r#","anchor":[0,2,2]"#, "")),
+        Rule::Schema,
+        "model.jsonl:6: edge lacks \"anchor\" ([file, start, end])",
+    );
     fails(with(2, r#"{"t":"f","i":0}"#), Rule::Schema, "model.jsonl:2: file lacks \"path\"");
-    fails(with(1, &HEADER.replace(r#""root":"src","#, "")), Rule::Schema, "model.jsonl:1: header lacks \"root\" (the analysed source root)");
+    fails(
+        with(1, &HEADER.replace(r#""root":"src","#, "")),
+        Rule::Schema,
+        "model.jsonl:1: header lacks \"root\" (the analysed source root)",
+    );
     let bad_literal = TYPE.replace(r#""anchor""#, r#""value":{"k":"weird"},"anchor""#);
     fails(with(4, &bad_literal), Rule::Schema, "model.jsonl:4: entity \"value\": unknown literal kind \"weird\" (expected string, number, boolean, null, enum, type, array, annotation or unevaluated)");
-    let ann = EDGE.replace(r#""k":2"#, r#""k":1"#).replace(r#""anchor""#, r#""arguments":[{"name":"value","value":{"k":"type","type":99}}],"anchor""#);
-    fails(with(6, &ann), Rule::Closure, "model.jsonl:6: edge \"arguments\" refers to entity 99, but the model has 3 entities");
-    fails(with(4, &TYPE.replace(r#""tr":[3,5,0,4]"#, r#""tr":[3,5,0,4,3]"#)), Rule::Schema, "model.jsonl:4: entity \"tr\" lists TNamed twice");
+    let ann = EDGE
+        .replace(r#""k":2"#, r#""k":1"#)
+        .replace(r#""anchor""#, r#""arguments":[{"name":"value","value":{"k":"type","type":99}}],"anchor""#);
+    fails(
+        with(6, &ann),
+        Rule::Closure,
+        "model.jsonl:6: edge \"arguments\" refers to entity 99, but the model has 3 entities",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""tr":[3,5,0,4]"#, r#""tr":[3,5,0,4,3]"#)),
+        Rule::Schema,
+        "model.jsonl:4: entity \"tr\" lists TNamed twice",
+    );
 }
 
 #[test]
 fn findings_are_reported_not_fatal() {
-    let dup = r#"{"t":"e","i":2,"k":0,"tr":[3,5,0,4],"m":0,"s":"A","name":"A2","isStub":false,"parent":0,"anchor":[0,1,10]}"#;
+    let dup =
+        r#"{"t":"e","i":2,"k":0,"tr":[3,5,0,4],"m":0,"s":"A","name":"A2","isStub":false,"parent":0,"anchor":[0,1,10]}"#;
     let l: Vec<String> = [
         HEADER,
         FILE,
@@ -190,7 +378,7 @@ fn findings_are_reported_not_fatal() {
         &METHOD.replace(r#""i":2"#, r#""i":3"#),
         &EDGE.replace(r#""f":2,"o":1"#, r#""f":3,"o":3"#), // a self-edge
         &EDGE.replace(r#""f":2"#, r#""f":3"#),             // (3,1) after (3,3): out of order
-        r#"{"t":"note","text":"hello"}"#,                   // an unknown record type
+        r#"{"t":"note","text":"hello"}"#,                  // an unknown record type
         &EOF.replace(r#""entities":3,"edges":1"#, r#""entities":4,"edges":2"#),
     ]
     .iter()

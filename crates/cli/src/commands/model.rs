@@ -133,7 +133,11 @@ impl<'a> CheckJson<'a> {
                 provenance: Ranked(&c.provenance),
                 corpus: Split { types: c.corpus_types, modules: c.corpus_modules },
                 stub: Split { types: c.stub_types, modules: c.stub_modules },
-                findings: f.kept.iter().map(|x| FindingJson { line: x.line, kind: x.kind.as_str(), message: &x.message }).collect(),
+                findings: f
+                    .kept
+                    .iter()
+                    .map(|x| FindingJson { line: x.line, kind: x.kind.as_str(), message: &x.message })
+                    .collect(),
                 finding_counts: f.counts.iter().map(|(k, n)| (k.as_str(), *n)).collect(),
             }),
         }
