@@ -1,0 +1,1 @@
+//! Analyzer facts over a [`model::Model`] (pure, no I/O).

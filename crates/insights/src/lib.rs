@@ -1,0 +1,3 @@
+//! The explain engine (pure, no I/O): from a model and its analyzer facts to
+//! every prompt a run would send, in walk order, with fingerprints and an
+//! estimate.

@@ -1,0 +1,1 @@
+//! Source text for prompts (pure, no I/O): bytes in, files out.
