@@ -173,6 +173,12 @@ pub fn feedback_arc_set(edges: &[CycleEdge]) -> Vec<CycleEdge> {
 
 /// [`feedback_arc_set`] as indexes into `edges`.
 pub fn feedback_arc_set_indices(edges: &[CycleEdge]) -> Vec<usize> {
+    feedback_arc_set_with(edges, false)
+}
+
+/// `naive_minimality`: re-check each candidate with an unbounded search (the
+/// reference the maintained-order search is tested against).
+fn feedback_arc_set_with(edges: &[CycleEdge], naive_minimality: bool) -> Vec<usize> {
     let work: Vec<usize> = (0..edges.len()).filter(|&i| !edges[i].self_loop && edges[i].from != edges[i].to).collect();
     if work.is_empty() {
         return vec![];
@@ -269,29 +275,130 @@ pub fn feedback_arc_set_indices(edges: &[CycleEdge]) -> Vec<usize> {
     }
 
     let mut backward: Vec<bool> = arcs.iter().map(|&(f, t, _)| position[f as usize] > position[t as usize]).collect();
-    // Minimality: re-admit, heaviest first, every candidate that closes no cycle.
-    let mut kept: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    // Minimality: re-admit, heaviest first, every candidate that closes no
+    // cycle. The kept edges always form a DAG; a topological order of it is
+    // maintained (Pearce–Kelly), so each reachability search only visits the
+    // nodes ordered between the candidate's ends. The answers are exactly
+    // those of an unbounded search.
+    let mut order = DynamicOrder::new(&position);
     for (k, &(f, t, _)) in arcs.iter().enumerate() {
         if !backward[k] {
-            kept[f as usize].push(t);
+            order.add_edge(f, t);
         }
     }
     let mut candidates: Vec<usize> = (0..arcs.len()).filter(|&k| backward[k]).collect();
     candidates
         .sort_by(|&a, &b| arcs[b].2.cmp(&arcs[a].2).then(arcs[a].0.cmp(&arcs[b].0)).then(arcs[a].1.cmp(&arcs[b].1)));
-    let mut seen = vec![u32::MAX; nv];
+    let mut stamp = vec![u32::MAX; nv];
     let mut stack = Vec::new();
     for (round, &k) in candidates.iter().enumerate() {
         let (f, t, _) = arcs[k];
-        if reaches(t, f, &kept, &mut seen, round as u32, &mut stack) {
-            continue;
+        let admitted = if naive_minimality {
+            let closes = reaches(t, f, &order.out, &mut stamp, round as u32, &mut stack);
+            if !closes {
+                order.add_edge(f, t);
+            }
+            !closes
+        } else {
+            order.try_insert(f, t)
+        };
+        if admitted {
+            backward[k] = false;
         }
-        backward[k] = false;
-        kept[f as usize].push(t);
     }
     let mut cut: Vec<usize> = (0..arcs.len()).filter(|&k| backward[k]).collect();
     cut.sort_by_key(|&k| (arcs[k].0, arcs[k].1));
     cut.into_iter().map(|k| work[k]).collect()
+}
+
+/// A DAG with a maintained topological order (Pearce & Kelly 2006),
+/// iterative searches only.
+struct DynamicOrder {
+    /// `ord[v]`: v's slot in the topological order.
+    ord: Vec<u32>,
+    out: Vec<Vec<u32>>,
+    inc: Vec<Vec<u32>>,
+    stamp: Vec<u32>,
+    round: u32,
+    stack: Vec<u32>,
+    forward: Vec<u32>,
+    backward: Vec<u32>,
+}
+
+impl DynamicOrder {
+    /// `order` must be a topological order of the edges added with [`Self::add_edge`].
+    fn new(order: &[usize]) -> DynamicOrder {
+        let n = order.len();
+        DynamicOrder {
+            ord: order.iter().map(|&p| p as u32).collect(),
+            out: vec![Vec::new(); n],
+            inc: vec![Vec::new(); n],
+            stamp: vec![0; n],
+            round: 0,
+            stack: Vec::new(),
+            forward: Vec::new(),
+            backward: Vec::new(),
+        }
+    }
+
+    fn add_edge(&mut self, f: u32, t: u32) {
+        self.out[f as usize].push(t);
+        self.inc[t as usize].push(f);
+    }
+
+    /// Adds `f → t` unless `t` already reaches `f` (the edge would close a
+    /// cycle); returns whether it was added.
+    fn try_insert(&mut self, f: u32, t: u32) -> bool {
+        let (lb, ub) = (self.ord[t as usize], self.ord[f as usize]);
+        if ub < lb {
+            // Already in order: t comes after f, so t cannot reach f.
+            self.add_edge(f, t);
+            return true;
+        }
+        // Forward search from t among nodes ordered no later than f.
+        self.round += 1;
+        let round = self.round;
+        self.forward.clear();
+        self.stack.clear();
+        self.stack.push(t);
+        self.stamp[t as usize] = round;
+        while let Some(v) = self.stack.pop() {
+            if v == f {
+                return false;
+            }
+            self.forward.push(v);
+            for &w in &self.out[v as usize] {
+                if self.stamp[w as usize] != round && self.ord[w as usize] <= ub {
+                    self.stamp[w as usize] = round;
+                    self.stack.push(w);
+                }
+            }
+        }
+        // Backward search from f among nodes ordered after t.
+        self.backward.clear();
+        self.stack.push(f);
+        self.stamp[f as usize] = round;
+        while let Some(v) = self.stack.pop() {
+            self.backward.push(v);
+            for &w in &self.inc[v as usize] {
+                if self.stamp[w as usize] != round && self.ord[w as usize] > lb {
+                    self.stamp[w as usize] = round;
+                    self.stack.push(w);
+                }
+            }
+        }
+        // Reorder: the backward set, then the forward set, into their slots.
+        let ord = &self.ord;
+        self.backward.sort_unstable_by_key(|&v| ord[v as usize]);
+        self.forward.sort_unstable_by_key(|&v| ord[v as usize]);
+        let mut slots: Vec<u32> = self.backward.iter().chain(&self.forward).map(|&v| ord[v as usize]).collect();
+        slots.sort_unstable();
+        for (slot, &v) in slots.into_iter().zip(self.backward.iter().chain(&self.forward)) {
+            self.ord[v as usize] = slot;
+        }
+        self.add_edge(f, t);
+        true
+    }
 }
 
 /// Whether `from` reaches `target` over `kept` (iterative DFS; `seen` stamped with `round`).
@@ -371,6 +478,24 @@ mod tests {
         let names: Vec<String> = (0..n).map(|i| format!("n{i:06}")).collect();
         let edges: Vec<CycleEdge> = (0..n).map(|i| edge(&names[i], &names[(i + 1) % n], 1)).collect();
         assert_eq!(feedback_arc_set(&edges).len(), 1);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn minimal_and_equal_to_the_unbounded_search(
+            raw in proptest::collection::vec((0u8..12, 0u8..12, 1u32..4), 0..60),
+        ) {
+            let edges: Vec<CycleEdge> =
+                raw.iter().map(|&(a, b, c)| edge(&format!("v{a:02}"), &format!("v{b:02}"), c)).collect();
+            let cut = feedback_arc_set_indices(&edges);
+            proptest::prop_assert_eq!(&cut, &feedback_arc_set_with(&edges, true));
+            proptest::prop_assert!(acyclic_without(&edges, &cut));
+            for k in 0..cut.len() {
+                let mut fewer = cut.clone();
+                fewer.remove(k);
+                proptest::prop_assert!(!acyclic_without(&edges, &fewer));
+            }
+        }
     }
 
     #[test]
