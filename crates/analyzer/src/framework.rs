@@ -262,11 +262,7 @@ pub fn derive_framework_wiring(graph: &CodeGraph<'_>, profile: &'static Framewor
             annotation: graph.id(h.annotation).clone(),
         })
         .collect();
-    roles.sort_by(|a, b| {
-        model::cmp_utf16(&a.id, &b.id)
-            .then_with(|| a.role.as_str().cmp(b.role.as_str()))
-            .then_with(|| model::cmp_utf16(&a.annotation, &b.annotation))
-    });
+    roles.sort_by(cmp_roles);
 
     // Stereotyped types in role order (sorted by id).
     let mut stereotyped: Vec<u32> = Vec::new();
@@ -456,7 +452,7 @@ fn decapitalize(s: &str) -> String {
     }
 }
 
-/// Plain comparison used by role sorting (kept for callers that sort roles).
+/// The role order: (id, role, annotation), plain string comparison.
 pub fn cmp_roles(a: &RoleAssignment, b: &RoleAssignment) -> Ordering {
     model::cmp_utf16(&a.id, &b.id)
         .then_with(|| a.role.as_str().cmp(b.role.as_str()))
