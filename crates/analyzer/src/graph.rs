@@ -140,7 +140,14 @@ impl<'m> CodeGraph<'m> {
             })
             .collect();
         let mut sorted: Vec<u32> = (0..n).collect();
-        sorted.sort_unstable_by(|&a, &b| model::cmp_utf16(&ids[a as usize], &ids[b as usize]).then(a.cmp(&b)));
+        // UTF-8 byte order equals UTF-16 order unless a supplementary character
+        // (lead byte 0xF0..) meets one in U+E000..U+FFFF (lead 0xEE, 0xEF):
+        // without such bytes the plain `memcmp` order is exact.
+        if ids.iter().all(|s| s.bytes().all(|b| b < 0xEE)) {
+            sorted.sort_unstable_by(|&a, &b| ids[a as usize].cmp(&ids[b as usize]).then(a.cmp(&b)));
+        } else {
+            sorted.sort_unstable_by(|&a, &b| model::cmp_utf16(&ids[a as usize], &ids[b as usize]).then(a.cmp(&b)));
+        }
         let mut rank = vec![0u32; n as usize];
         for (r, &s) in sorted.iter().enumerate() {
             rank[s as usize] = r as u32;
