@@ -1,0 +1,142 @@
+//! The unit fingerprint (insights.md §10.2): a SHA-256 over the canonical
+//! JSON of what a unit's explanation depends on, plus `promptVersion`.
+//!
+//! Hashed: member ids, shown sources, comments, signatures, the facts digest,
+//! the dependencies' (plan-time) fingerprints, the missing dependencies, the
+//! model slug, `--depth` and the level. Deliberately not hashed: explanation
+//! text, prompt text, `--max-scc`, `--max-tokens`, the provider, display names.
+
+use serde_json::{json, Value};
+
+use crate::canonical::{canonical_json, digest_of};
+use crate::vocab::{Level, PROMPT_VERSION};
+
+/// Everything a unit fingerprint covers except `promptVersion` (added by
+/// [`fingerprint_of`]). Field names follow the wire keys (camelCase there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FingerprintInputs {
+    /// All members' comments, concatenated in member order.
+    pub comments: Vec<String>,
+    /// The unit fingerprints of every dependency unit (`""` if unknown);
+    /// sorted by [`fingerprint_value`].
+    pub dependency_fingerprints: Vec<String>,
+    /// The `--depth` value.
+    pub depth: u32,
+    /// `digestOf(factsProjection)` (§4.5).
+    pub facts_digest: String,
+    /// The unit's level.
+    pub level: Level,
+    /// The unit's member ids; sorted (UTF-16) by [`fingerprint_value`].
+    pub members: Vec<String>,
+    /// Ids of dependency units without a record (§10.3); sorted (UTF-16) by
+    /// [`fingerprint_value`].
+    pub missing_dependencies: Vec<String>,
+    /// Model slug: the leaf model for operations, the roll-up model otherwise.
+    pub model: String,
+    /// Per member: its signature, or `""`.
+    pub signatures: Vec<String>,
+    /// Per member: the shown (possibly elided) source text, or `""`.
+    pub sources: Vec<String>,
+}
+
+fn sorted(items: &[String]) -> Vec<&str> {
+    let mut v: Vec<&str> = items.iter().map(String::as_str).collect();
+    v.sort_by(|a, b| model::cmp_utf16(a, b));
+    v
+}
+
+/// The JSON object that is hashed: `{promptVersion: "1", ...inputs}`, with
+/// the three id lists sorted (the spec defines them sorted; sorting here makes
+/// the caller's order irrelevant).
+pub fn fingerprint_value(inputs: &FingerprintInputs) -> Value {
+    json!({
+        "comments": inputs.comments,
+        "dependencyFingerprints": sorted(&inputs.dependency_fingerprints),
+        "depth": inputs.depth,
+        "factsDigest": inputs.facts_digest,
+        "level": inputs.level.as_str(),
+        "members": sorted(&inputs.members),
+        "missingDependencies": sorted(&inputs.missing_dependencies),
+        "model": inputs.model,
+        "promptVersion": PROMPT_VERSION,
+        "signatures": inputs.signatures,
+        "sources": inputs.sources,
+    })
+}
+
+/// The canonical string that is hashed (for diagnostics and tests).
+pub fn fingerprint_canonical(inputs: &FingerprintInputs) -> String {
+    canonical_json(&fingerprint_value(inputs))
+}
+
+/// `fingerprintOf(inputs)`: 64 lowercase hex characters.
+pub fn fingerprint_of(inputs: &FingerprintInputs) -> String {
+    digest_of(&fingerprint_value(inputs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> FingerprintInputs {
+        FingerprintInputs {
+            comments: vec![],
+            dependency_fingerprints: vec![],
+            depth: 1,
+            facts_digest: digest_of(&json!({"calls": []})),
+            level: Level::Operation,
+            members: vec!["java:p/A.f()".into()],
+            missing_dependencies: vec![],
+            model: "m".into(),
+            signatures: vec!["f()".into()],
+            sources: vec!["int f() { return 1; }".into()],
+        }
+    }
+
+    #[test]
+    fn golden_base_inputs() {
+        assert_eq!(
+            fingerprint_canonical(&base()),
+            r#"{"comments":[],"dependencyFingerprints":[],"depth":1,"factsDigest":"621d51202f38693e32078404ea1baf179547c67ef85fe7f6b3fdb79b22659a63","level":"operation","members":["java:p/A.f()"],"missingDependencies":[],"model":"m","promptVersion":"1","signatures":["f()"],"sources":["int f() { return 1; }"]}"#
+        );
+        assert_eq!(fingerprint_of(&base()), "67824a20f9a64208352641092244b335312e6a2c2068a1ed45090ea836ba2d3b");
+    }
+
+    #[test]
+    fn every_input_changes_the_fingerprint() {
+        type Change = fn(&mut FingerprintInputs);
+        let changes: [Change; 10] = [
+            |i| i.sources[0].push(' '),
+            |i| i.comments.push("doc".into()),
+            |i| i.signatures[0] = "f(int)".into(),
+            |i| i.facts_digest = digest_of(&json!({"calls": ["x"]})),
+            |i| i.dependency_fingerprints.push("ab".into()),
+            |i| i.missing_dependencies.push("java:p/B".into()),
+            |i| i.model = "n".into(),
+            |i| i.depth = 2,
+            |i| i.level = Level::Type,
+            |i| i.members.push("java:p/A.g()".into()),
+        ];
+        let mut seen = vec![fingerprint_of(&base())];
+        for change in changes {
+            let mut i = base();
+            change(&mut i);
+            let fp = fingerprint_of(&i);
+            assert_eq!(fp.len(), 64);
+            assert!(!seen.contains(&fp));
+            seen.push(fp);
+        }
+    }
+
+    #[test]
+    fn id_lists_are_sorted_before_hashing() {
+        let mut a = base();
+        a.members = vec!["a/～".into(), "a/😀".into()];
+        a.dependency_fingerprints = vec!["b".into(), "a".into()];
+        let mut b = a.clone();
+        b.members.reverse();
+        b.dependency_fingerprints.reverse();
+        assert_eq!(fingerprint_of(&a), fingerprint_of(&b));
+        assert!(fingerprint_canonical(&a).contains(r#""members":["a/😀","a/～"]"#));
+    }
+}
