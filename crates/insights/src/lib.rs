@@ -2,5 +2,18 @@
 //! every prompt a run would send, in walk order, with fingerprints and an
 //! estimate.
 pub mod blocks;
+pub mod canonical;
+pub mod estimate;
+pub mod fingerprint;
 pub mod schema;
+pub mod slice;
+pub mod validate;
 pub mod vocab;
+pub mod pack;
+pub mod plan;
+pub mod prompt;
+pub mod records;
+pub mod report;
+pub mod templates;
+pub mod units;
+pub mod walk;

@@ -1,0 +1,235 @@
+//! The plan (insights.md §11): what a run would do with every unit, in walk
+//! order — its status, the calls it needs, its fingerprint and the tokens
+//! it is expected to cost.
+
+use crate::vocab::{Level, TemplateKind};
+use hashbrown::HashMap;
+
+/// The model asked when none is named (`--model`).
+pub const DEFAULT_MODEL: &str = "openai/gpt-5.6-luna";
+
+/// What a run does with one unit (the step statuses users see).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StepStatus {
+    Llm,
+    Template,
+    Reuse,
+    SkipScope,
+    SkipBudget,
+}
+
+impl StepStatus {
+    pub const ALL: [StepStatus; 5] =
+        [StepStatus::Llm, StepStatus::Template, StepStatus::Reuse, StepStatus::SkipScope, StepStatus::SkipBudget];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Llm => "llm",
+            StepStatus::Template => "template",
+            StepStatus::Reuse => "reuse",
+            StepStatus::SkipScope => "skip-scope",
+            StepStatus::SkipBudget => "skip-budget",
+        }
+    }
+}
+
+/// The models a run asks: one for operations (the leaves), one for types and modules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Models {
+    pub leaf: String,
+    pub rollup: String,
+}
+
+impl Models {
+    /// The model asked for a unit of `level`.
+    pub fn for_level(&self, level: Level) -> &str {
+        match level {
+            Level::Operation => &self.leaf,
+            Level::Type | Level::Module => &self.rollup,
+        }
+    }
+}
+
+/// One unit's step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanStep {
+    /// Index into the walk's units.
+    pub unit: usize,
+    pub status: StepStatus,
+    pub model: String,
+    pub fingerprint: String,
+    pub template: Option<TemplateKind>,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Totals of one level or of the whole plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Units (every unit of the level, whatever its status).
+    pub units: u64,
+}
+
+/// The plan's estimate: totals, per level, per status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Estimates {
+    pub total: Totals,
+    /// Indexed by `Level as usize` (operation, type, module).
+    pub by_level: [Totals; 3],
+    /// Units per status, indexed like [`StepStatus::ALL`].
+    pub by_status: [u64; 5],
+}
+
+impl Estimates {
+    pub fn level(&self, level: Level) -> &Totals {
+        &self.by_level[level as usize]
+    }
+    pub fn status(&self, status: StepStatus) -> u64 {
+        self.by_status[StepStatus::ALL.iter().position(|s| *s == status).expect("every status is listed")]
+    }
+}
+
+/// Every step of a run, in walk order, with the estimate.
+#[derive(Clone, Debug, Default)]
+pub struct RunPlan {
+    pub steps: Vec<PlanStep>,
+    /// Unit id → planned fingerprint.
+    pub fingerprints: HashMap<String, String>,
+    pub estimates: Estimates,
+}
+
+impl RunPlan {
+    /// Sums the steps into the estimate (`levels[i]` = level of step i's unit).
+    pub fn total_up(steps: &[PlanStep], level_of_step: impl Fn(&PlanStep) -> Level) -> Estimates {
+        let mut e = Estimates::default();
+        for s in steps {
+            let level = level_of_step(s);
+            let l = &mut e.by_level[level as usize];
+            l.units += 1;
+            l.calls += s.calls;
+            l.prompt_tokens += s.prompt_tokens;
+            l.completion_tokens += s.completion_tokens;
+            e.total.units += 1;
+            e.total.calls += s.calls;
+            e.total.prompt_tokens += s.prompt_tokens;
+            e.total.completion_tokens += s.completion_tokens;
+            e.by_status[StepStatus::ALL.iter().position(|x| *x == s.status).expect("listed")] += 1;
+        }
+        e
+    }
+}
+
+/// Options that shape a plan (and, through the fingerprint, reuse).
+#[derive(Clone, Debug)]
+pub struct PlanOptions {
+    pub models: Models,
+    pub depth: u32,
+    pub max_lines: u32,
+    pub max_scc: u32,
+    pub force: bool,
+    pub max_calls: Option<u64>,
+    pub scope: Option<crate::units::Scope>,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            models: Models { leaf: DEFAULT_MODEL.into(), rollup: DEFAULT_MODEL.into() },
+            depth: 1,
+            max_lines: crate::slice::DEFAULT_MAX_LINES,
+            max_scc: 12,
+            force: false,
+            max_calls: None,
+            scope: None,
+        }
+    }
+}
+
+/// `planRun` (§11.1): every unit in walk order gets a status, a fingerprint
+/// and its estimated calls and tokens. Prompts are rendered only for units
+/// that would be sent (to count their tokens) and dropped at once.
+pub fn plan_run(
+    corpus: &crate::units::Corpus,
+    slicer: &crate::slice::SourceSlicer,
+    records: &dyn crate::records::RecordSource,
+    options: &PlanOptions,
+) -> RunPlan {
+    use crate::estimate::{completion_tokens_per_block, estimate_tokens};
+    use crate::fingerprint::{fingerprint_of, FingerprintInputs};
+
+    let walk = &corpus.walk;
+    let mut steps: Vec<PlanStep> = Vec::with_capacity(walk.units.len());
+    let mut fingerprints: HashMap<String, String> = HashMap::with_capacity(walk.units.len());
+    let mut status_of: HashMap<&str, StepStatus> = HashMap::with_capacity(walk.units.len());
+    let mut remaining = options.max_calls;
+    let mut exhausted = false;
+    for (index, unit) in walk.units.iter().enumerate() {
+        let model = options.models.for_level(unit.level).to_owned();
+        let pack = corpus.pack(unit, options.depth, slicer, records);
+        let missing: Vec<String> = unit
+            .deps
+            .iter()
+            .filter(|d| matches!(status_of.get(d.as_str()), Some(StepStatus::SkipScope | StepStatus::SkipBudget)))
+            .cloned()
+            .collect();
+        let fingerprint = fingerprint_of(&FingerprintInputs {
+            comments: pack.comments.clone(),
+            dependency_fingerprints: unit.deps.iter().map(|d| fingerprints.get(d).cloned().unwrap_or_default()).collect(),
+            depth: options.depth,
+            facts_digest: pack.facts_digest.clone(),
+            level: unit.level,
+            members: unit.members.clone(),
+            missing_dependencies: missing,
+            model: model.clone(),
+            signatures: pack.signatures.clone(),
+            sources: pack.sources.clone(),
+        });
+        let template =
+            (unit.level == Level::Operation && unit.members.len() == 1).then(|| corpus.template_of(&unit.id)).flatten();
+        let reusable = !options.force
+            && unit.members.iter().all(|m| records.fingerprint(m).as_deref() == Some(fingerprint.as_str()));
+        let mut step = PlanStep {
+            unit: index,
+            status: StepStatus::Llm,
+            model,
+            fingerprint: fingerprint.clone(),
+            template,
+            calls: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+        };
+        if template.is_some() {
+            step.status = StepStatus::Template;
+        } else if reusable {
+            step.status = StepStatus::Reuse;
+        } else if options.scope.as_ref().is_some_and(|s| !corpus.in_scope(s, unit)) {
+            step.status = StepStatus::SkipScope;
+        } else {
+            let prompts = crate::prompt::render(&pack, options.max_scc);
+            let calls = prompts.len() as u64;
+            if exhausted || remaining.is_some_and(|r| calls > r) {
+                exhausted = true;
+                step.status = StepStatus::SkipBudget;
+            } else {
+                if let Some(r) = remaining.as_mut() {
+                    *r -= calls;
+                }
+                step.calls = calls;
+                step.prompt_tokens = prompts.iter().map(|p| estimate_tokens(&p.system) + estimate_tokens(&p.user)).sum();
+                step.completion_tokens = prompts
+                    .iter()
+                    .map(|p| completion_tokens_per_block(unit.level) * p.member_ids.len().max(1) as u64)
+                    .sum();
+            }
+        }
+        fingerprints.insert(unit.id.clone(), fingerprint);
+        status_of.insert(unit.id.as_str(), step.status);
+        steps.push(step);
+    }
+    let estimates = RunPlan::total_up(&steps, |s| walk.units[s.unit].level);
+    RunPlan { steps, fingerprints, estimates }
+}

@@ -1,0 +1,555 @@
+//! Units and their context packs (insights.md §3–§4): the analyzer's facts
+//! turned into operation, type and module units, the dependency edges
+//! between them, the walk, scope, and what each unit's prompt shows.
+
+use crate::canonical::digest_of;
+use crate::pack::{
+    AccessSummary, CallFact, ContextPack, DependencySummary, FieldSummary, ImportSummary, InjectionSummary,
+    MemberPack, SupertypeSummary, ThrowSummary,
+};
+use crate::records::RecordSource;
+use crate::slice::SourceSlicer;
+use crate::templates::classify_template;
+use crate::vocab::{Level, TemplateKind};
+use crate::walk::{Unit, Walk, WalkError};
+use analyzer::facts::{build_domain_facts, AnnotationFact, DomainFacts, ModuleFact, OperationFact, TypeDossier};
+use analyzer::fold::{import_graph, type_dependency_graph};
+use analyzer::framework::Framework;
+use analyzer::graph::CodeGraph;
+use analyzer::view::View;
+use analyzer::Id;
+use hashbrown::{HashMap, HashSet};
+use model::{cmp_utf16, Literal, Model, NamedArgument, Trait};
+use serde_json::Value;
+use std::rc::Rc;
+
+/// Where an operation unit's fact lives: (dossier index, operation index).
+#[derive(Clone, Copy, Debug)]
+struct OpAt {
+    ty: usize,
+    op: usize,
+}
+
+/// A `--scope` that names nothing in the model.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("--scope names {id:?}, which is not a module or type id of this model")]
+pub struct ScopeError {
+    pub id: String,
+}
+
+/// The units of a model and everything needed to pack them.
+pub struct Corpus<'m> {
+    pub graph: CodeGraph<'m>,
+    pub view: View,
+    pub facts: DomainFacts,
+    pub walk: Walk,
+    ops: HashMap<Id, OpAt>,
+    types: HashMap<Id, usize>,
+    modules: HashMap<Id, usize>,
+    templates: HashMap<Id, TemplateKind>,
+}
+
+/// Renders a Literal for a prompt (§4.4).
+pub fn render_literal(l: &Literal<Id>) -> String {
+    fn simple(id: &str) -> &str {
+        id.rsplit('/').next().unwrap_or(id)
+    }
+    match l {
+        Literal::String(s) => serde_json::to_string(s).expect("strings serialize"),
+        Literal::Number(n) => n.clone(),
+        Literal::Boolean(b) => b.to_string(),
+        Literal::Null => "null".into(),
+        Literal::Enum { ty, name } => format!("{}.{name}", simple(ty)),
+        Literal::Type { ty } => format!("{}.class", simple(ty)),
+        Literal::Array(items) => format!("[{}]", items.iter().map(render_literal).collect::<Vec<_>>().join(", ")),
+        Literal::Annotation { ty, arguments } => format!("@{}({})", simple(ty), render_arguments(arguments)),
+        Literal::Unevaluated(s) => s.clone(),
+    }
+}
+
+fn render_arguments(args: &[NamedArgument<Id>]) -> String {
+    args.iter().map(|a| format!("{} = {}", a.name, render_literal(&a.value))).collect::<Vec<_>>().join(", ")
+}
+
+/// Renders an annotation for a prompt: `@Name` or `@Name(k = v, …)`.
+pub fn render_annotation(a: &AnnotationFact) -> String {
+    let name = a.name.as_deref().unwrap_or_else(|| a.annotation.rsplit('/').next().unwrap_or(&a.annotation));
+    if a.arguments.is_empty() {
+        format!("@{name}")
+    } else {
+        format!("@{name}({})", render_arguments(&a.arguments))
+    }
+}
+
+fn sort_ids(v: &mut [String]) {
+    v.sort_by(|a, b| cmp_utf16(a, b));
+}
+
+impl<'m> Corpus<'m> {
+    /// Facts, units, dependency edges and the walk of `model` under `view`.
+    pub fn build(model: &'m Model, view: View, framework: Option<Framework>) -> Result<Corpus<'m>, WalkError> {
+        let graph = CodeGraph::new(model);
+        let facts = build_domain_facts(&graph, &view, framework);
+        let mut ops = HashMap::new();
+        let mut templates = HashMap::new();
+        let mut types = HashMap::new();
+        for (ti, d) in facts.types.iter().enumerate() {
+            types.insert(d.id.clone(), ti);
+            for (oi, op) in d.operations.iter().enumerate() {
+                if &*op.kind == "lambda" {
+                    continue;
+                }
+                ops.insert(op.id.clone(), OpAt { ty: ti, op: oi });
+                if let Some(t) = classify_template(op, d) {
+                    templates.insert(op.id.clone(), t);
+                }
+            }
+        }
+        let modules: HashMap<Id, usize> = facts.modules.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
+        let mut corpus =
+            Corpus { graph, view, facts, walk: Walk::default(), ops, types, modules, templates };
+        corpus.walk = corpus.order()?;
+        Ok(corpus)
+    }
+
+    /// The level of a unit member id (operation, type, module, checked in that order).
+    pub fn level_of(&self, id: &str) -> Option<Level> {
+        if self.ops.contains_key(id) {
+            Some(Level::Operation)
+        } else if self.types.contains_key(id) {
+            Some(Level::Type)
+        } else if self.modules.contains_key(id) {
+            Some(Level::Module)
+        } else {
+            None
+        }
+    }
+
+    /// The template of an operation unit, if it is trivial.
+    pub fn template_of(&self, id: &str) -> Option<TemplateKind> {
+        self.templates.get(id).copied()
+    }
+
+    /// The operation fact and its dossier of an operation unit.
+    pub fn operation(&self, id: &str) -> Option<(&OperationFact, &TypeDossier)> {
+        let at = self.ops.get(id)?;
+        let d = &self.facts.types[at.ty];
+        Some((&d.operations[at.op], d))
+    }
+
+    pub fn dossier(&self, id: &str) -> Option<&TypeDossier> {
+        self.types.get(id).map(|&i| &self.facts.types[i])
+    }
+
+    pub fn module_fact(&self, id: &str) -> Option<&ModuleFact> {
+        self.modules.get(id).map(|&i| &self.facts.modules[i])
+    }
+
+    /// The operation unit whose facts an entity belongs to (§3.2): itself,
+    /// or the nearest ancestor that is one, stopping at types and modules.
+    fn enclosing_operations(&self) -> Vec<Option<u32>> {
+        let n = self.graph.model().entity_count() as usize;
+        let is_op: Vec<bool> = (0..n as u32).map(|i| self.ops.contains_key(self.graph.id(i).as_ref())).collect();
+        const UNKNOWN: u32 = u32::MAX;
+        let mut memo = vec![UNKNOWN; n]; // UNKNOWN, NONE (u32::MAX - 1) or the op
+        const NONE: u32 = u32::MAX - 1;
+        let mut path = Vec::new();
+        for start in 0..n as u32 {
+            if memo[start as usize] != UNKNOWN {
+                continue;
+            }
+            let mut cur = Some(start);
+            let result = loop {
+                let Some(c) = cur else { break NONE };
+                if memo[c as usize] != UNKNOWN {
+                    break memo[c as usize];
+                }
+                if is_op[c as usize] {
+                    break c;
+                }
+                if self.graph.has_trait(c, Trait::Type) || self.graph.has_trait(c, Trait::Module) {
+                    break NONE;
+                }
+                if path.len() > n {
+                    break NONE; // a parent cycle: unplaceable
+                }
+                path.push(c);
+                cur = self.graph.parent_of(c);
+            };
+            for p in path.drain(..) {
+                memo[p as usize] = result;
+            }
+            memo[start as usize] = if is_op[start as usize] { start } else { result };
+        }
+        memo.into_iter().map(|m| (m < NONE).then_some(m)).collect()
+    }
+
+    /// Dependency edges per unit member (§3.3), then SCCs and Kahn layers.
+    fn order(&self) -> Result<Walk, WalkError> {
+        let enclosing = self.enclosing_operations();
+        let mut nodes: Vec<String> = Vec::with_capacity(self.ops.len() + self.types.len() + self.modules.len());
+        let mut succ: Vec<Vec<String>> = Vec::with_capacity(nodes.capacity());
+        let mut push = |id: &str, mut edges: Vec<String>| {
+            edges.retain(|e| e != id);
+            sort_ids(&mut edges);
+            edges.dedup();
+            nodes.push(id.to_owned());
+            succ.push(edges);
+        };
+        // operation → operation: internal calls, mapped through enclosingOperation.
+        for d in &self.facts.types {
+            for op in &d.operations {
+                if !self.ops.contains_key(&op.id) {
+                    continue;
+                }
+                let edges = op
+                    .invocations
+                    .iter()
+                    .filter(|i| !i.external)
+                    .filter_map(|i| self.graph.index_of(&i.to))
+                    .filter_map(|t| enclosing[t as usize])
+                    .map(|t| self.graph.id(t).to_string())
+                    .collect();
+                push(&op.id, edges);
+            }
+        }
+        // type → type (folded graph), its operations, its nested types.
+        let type_graph = type_dependency_graph(&self.graph, &self.view);
+        for d in &self.facts.types {
+            let mut edges: Vec<String> = type_graph
+                .outgoing(&d.id)
+                .iter()
+                .filter(|e| !e.self_loop && self.types.contains_key(&e.to))
+                .map(|e| e.to.to_string())
+                .collect();
+            edges.extend(d.operations.iter().filter(|o| self.ops.contains_key(&o.id)).map(|o| o.id.to_string()));
+            if let Some(i) = self.graph.index_of(&d.id) {
+                edges.extend(
+                    self.graph
+                        .children_of(i)
+                        .iter()
+                        .filter(|&&c| self.graph.has_trait(c, Trait::Type))
+                        .map(|&c| self.graph.id(c))
+                        .filter(|c| self.types.contains_key(c.as_ref()))
+                        .map(|c| c.to_string()),
+                );
+            }
+            push(&d.id, edges);
+        }
+        // module → module (imports), its types.
+        let imports = import_graph(&self.graph, &self.view);
+        for m in &self.facts.modules {
+            let mut edges: Vec<String> = imports
+                .outgoing(&m.id)
+                .iter()
+                .filter(|e| !e.self_loop && self.modules.contains_key(&e.to))
+                .map(|e| e.to.to_string())
+                .collect();
+            edges.extend(m.types.iter().filter(|t| self.types.contains_key(*t)).map(|t| t.to_string()));
+            push(&m.id, edges);
+        }
+        let c = analyzer::scc::condense_ids(&nodes, &succ);
+        let components: Vec<Vec<String>> = c
+            .condensation
+            .components
+            .iter()
+            .map(|members| members.iter().map(|&m| c.nodes[m as usize].clone()).collect())
+            .collect();
+        let successors: Vec<Vec<usize>> =
+            c.condensation.successors.iter().map(|s| s.iter().map(|&x| x as usize).collect()).collect();
+        Walk::layer(components, &successors, |id| self.level_of(id).expect("every node is a unit member"))
+    }
+
+    /// Checks `--scope` ids: each must be a module or type of the model.
+    pub fn scope(&self, ids: &[String]) -> Result<Scope, ScopeError> {
+        let mut listed = HashSet::new();
+        for id in ids {
+            let i = self.graph.index_of(id).filter(|&i| {
+                self.graph.has_trait(i, Trait::Type) || self.graph.has_trait(i, Trait::Module)
+            });
+            match i {
+                Some(i) => {
+                    listed.insert(i);
+                }
+                None => return Err(ScopeError { id: id.clone() }),
+            }
+        }
+        Ok(Scope { listed })
+    }
+
+    /// Whether a unit is inside `scope` (§3.6): a member is listed, or its
+    /// containing type or module is.
+    pub fn in_scope(&self, scope: &Scope, unit: &Unit) -> bool {
+        unit.members.iter().filter_map(|m| self.graph.index_of(m)).any(|m| {
+            scope.listed.contains(&m)
+                || self.graph.containing_type(m).is_some_and(|t| scope.listed.contains(&t))
+                || self.graph.containing_module(m).is_some_and(|t| scope.listed.contains(&t))
+        })
+    }
+
+    /// The display name of an id: the entity's name, else the id.
+    pub fn display_name(&self, id: &str) -> String {
+        self.graph
+            .index_of(id)
+            .and_then(|i| self.graph.entity_name(i))
+            .map(str::to_owned)
+            .unwrap_or_else(|| id.to_owned())
+    }
+
+    /// The entity kind of a module unit (fallback `module`), as records carry it.
+    pub fn module_kind(&self, id: &str) -> String {
+        self.graph.index_of(id).map(|i| self.graph.kind_id(i).to_string()).unwrap_or_else(|| "module".into())
+    }
+
+    fn comments_of(&self, id: &str) -> Vec<String> {
+        let Some(i) = self.graph.index_of(id) else { return Vec::new() };
+        let e = self.graph.model().entity(i);
+        if !e.has_trait(Trait::Comment) {
+            return Vec::new();
+        }
+        e.comments().map(<[String]>::to_vec).unwrap_or_default()
+    }
+
+    fn summary_of(&self, id: &str, records: &dyn RecordSource, children: Rc<Vec<DependencySummary>>) -> DependencySummary {
+        let level = self.level_of(id).unwrap_or(Level::Operation);
+        let missing = records.fingerprint(id).is_none();
+        let (summary, concept) = if missing {
+            (String::new(), None)
+        } else {
+            records.summary(id).map(|s| (s.description, s.concept)).unwrap_or_default()
+        };
+        DependencySummary { id: id.to_owned(), level, name: self.display_name(id), summary, concept, missing, children }
+    }
+
+    /// `summariesOf(unit, depth, seen)` (§4.2): one summary per member of
+    /// the unit, all sharing the same children.
+    fn summaries_of(
+        &self,
+        unit: &Unit,
+        depth: u32,
+        seen: &HashSet<String>,
+        records: &dyn RecordSource,
+    ) -> Vec<DependencySummary> {
+        let mut next_seen = seen.clone();
+        next_seen.insert(unit.id.clone());
+        let mut children = Vec::new();
+        if depth > 1 {
+            for d in &unit.deps {
+                if next_seen.contains(d) {
+                    continue;
+                }
+                if let Some(du) = self.walk.unit(d) {
+                    children.extend(self.summaries_of(du, depth - 1, &next_seen, records));
+                }
+            }
+        }
+        let children = Rc::new(children);
+        unit.members.iter().map(|m| self.summary_of(m, records, children.clone())).collect()
+    }
+
+    fn operation_member(&self, op: &OperationFact, d: &TypeDossier, slicer: &SourceSlicer) -> MemberPack {
+        let name = match (&op.name, &*op.kind) {
+            (Some(n), _) => n.to_string(),
+            (None, "constructor") => d.name.as_deref().unwrap_or("constructor").to_owned(),
+            (None, _) => op.id.to_string(),
+        };
+        let module = self
+            .graph
+            .index_of(&op.id)
+            .and_then(|i| self.graph.containing_module(i))
+            .map(|m| self.graph.display_name(m).to_owned());
+        MemberPack {
+            id: op.id.to_string(),
+            level: Some(Level::Operation),
+            kind: op.kind.to_string(),
+            name,
+            signature: op.signature.as_ref().map(|s| s.to_string()),
+            containing_type: Some(d.name.as_deref().unwrap_or(&d.id).to_owned()),
+            containing_module: module,
+            comments: self.comments_of(&op.id),
+            annotations: op.annotations.iter().map(render_annotation).collect(),
+            metrics: op.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+            entry_point: op.entry_point,
+            stereotype: None,
+            source: op.anchor.as_ref().map(|a| slicer.slice(&a.file, (a.span[0], a.span[1]))),
+            calls: op
+                .invocations
+                .iter()
+                .map(|i| CallFact {
+                    target: self.display_name(&i.to),
+                    target_type: i
+                        .target_type_name
+                        .as_ref()
+                        .map(|s| s.to_string())
+                        .or_else(|| i.target_type.as_ref().map(|t| self.display_name(t))),
+                    stereotype: i.target_stereotype.map(str::to_owned),
+                    external: i.external,
+                    provenance: i.provenance.as_str().to_owned(),
+                })
+                .collect(),
+            accesses: op
+                .accesses
+                .iter()
+                .map(|a| AccessSummary {
+                    field: a.field.as_deref().unwrap_or(&a.to).to_owned(),
+                    owner_type: a.owner_type_name.as_ref().map(|s| s.to_string()),
+                    mode: match (a.is_read, a.is_write) {
+                        (true, true) => "read/write",
+                        (_, true) => "write",
+                        _ => "read",
+                    },
+                    external: a.external,
+                })
+                .collect(),
+            throws: op
+                .throws
+                .iter()
+                .map(|t| ThrowSummary { name: t.name.as_deref().unwrap_or(&t.to).to_owned(), external: t.external })
+                .collect(),
+            ..MemberPack::default()
+        }
+    }
+
+    fn type_member(&self, d: &TypeDossier, slicer: &SourceSlicer, records: &dyn RecordSource) -> MemberPack {
+        let mut parts: Vec<DependencySummary> = Vec::new();
+        let no_children = Rc::new(Vec::new());
+        for op in &d.operations {
+            if self.ops.contains_key(&op.id) {
+                parts.push(self.summary_of(&op.id, records, no_children.clone()));
+            }
+        }
+        if let Some(i) = self.graph.index_of(&d.id) {
+            for &c in self.graph.children_of(i) {
+                let cid = self.graph.id(c);
+                if self.graph.has_trait(c, Trait::Type) && self.types.contains_key(cid.as_ref()) {
+                    parts.push(self.summary_of(cid, records, no_children.clone()));
+                }
+            }
+        }
+        MemberPack {
+            id: d.id.to_string(),
+            level: Some(Level::Type),
+            kind: d.kind.to_string(),
+            name: d.name.as_deref().unwrap_or(&d.id).to_owned(),
+            containing_module: d.module.as_ref().map(|m| self.display_name(m)),
+            comments: self.comments_of(&d.id),
+            annotations: d.annotations.iter().map(render_annotation).collect(),
+            metrics: d.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+            stereotype: d.stereotype.map(str::to_owned),
+            source: d.anchor.as_ref().map(|a| slicer.slice(&a.file, (a.span[0], a.span[1]))),
+            fields: d
+                .fields
+                .iter()
+                .map(|f| FieldSummary {
+                    name: f.name.as_deref().unwrap_or(&f.id).to_owned(),
+                    ty: f.declared_type_name.as_ref().map(|s| s.to_string()),
+                    type_kind: f.declared_type_kind.as_ref().map(|s| s.to_string()),
+                    external: f.declared_type_external,
+                    value: f.value.as_ref().map(render_literal),
+                    annotations: f.annotations.iter().map(render_annotation).collect(),
+                })
+                .collect(),
+            supertypes: d
+                .supertypes
+                .iter()
+                .map(|s| SupertypeSummary {
+                    name: s.name.as_deref().unwrap_or(&s.to).to_owned(),
+                    relation: s.relation.as_str().to_owned(),
+                    external: s.external,
+                })
+                .collect(),
+            injection_points: d
+                .injection_points
+                .iter()
+                .map(|p| InjectionSummary {
+                    name: self.display_name(&p.id),
+                    declared_type: p.declared_type.as_ref().map(|t| self.display_name(t)),
+                    candidates: p.candidates.iter().map(|c| self.display_name(c)).collect(),
+                })
+                .collect(),
+            parts,
+            ..MemberPack::default()
+        }
+    }
+
+    fn module_member(&self, m: &ModuleFact, records: &dyn RecordSource) -> MemberPack {
+        let no_children = Rc::new(Vec::new());
+        MemberPack {
+            id: m.id.to_string(),
+            level: Some(Level::Module),
+            kind: self.module_kind(&m.id),
+            name: m.name.as_deref().unwrap_or(&m.id).to_owned(),
+            comments: self.comments_of(&m.id),
+            imports: m
+                .imports
+                .iter()
+                .map(|i| ImportSummary {
+                    name: i.name.as_deref().unwrap_or(&i.to).to_owned(),
+                    count: i.count as u64,
+                    external: i.external,
+                })
+                .collect(),
+            parts: m
+                .types
+                .iter()
+                .filter(|t| self.types.contains_key(*t))
+                .map(|t| self.summary_of(t, records, no_children.clone()))
+                .collect(),
+            ..MemberPack::default()
+        }
+    }
+
+    /// The context pack of `unit` (§4.1): members, dependencies proper and
+    /// the fingerprint inputs.
+    pub fn pack(&self, unit: &Unit, depth: u32, slicer: &SourceSlicer, records: &dyn RecordSource) -> ContextPack {
+        let members: Vec<MemberPack> = unit
+            .members
+            .iter()
+            .map(|id| match unit.level {
+                Level::Operation => {
+                    let (op, d) = self.operation(id).expect("operation unit member");
+                    self.operation_member(op, d, slicer)
+                }
+                Level::Type => self.type_member(self.dossier(id).expect("type unit member"), slicer, records),
+                Level::Module => self.module_member(self.module_fact(id).expect("module unit member"), records),
+            })
+            .collect();
+        let parts: HashSet<String> = members.iter().flat_map(|m| m.parts.iter().map(|p| p.id.clone())).collect();
+        let mut seen = HashSet::new();
+        seen.insert(unit.id.clone());
+        let mut dependencies = Vec::new();
+        for d in &unit.deps {
+            let Some(du) = self.walk.unit(d) else { continue };
+            if du.members.iter().all(|m| parts.contains(m)) {
+                continue;
+            }
+            dependencies.extend(self.summaries_of(du, depth, &seen, records));
+        }
+        let projection = Value::Array(members.iter().map(MemberPack::facts_projection).collect());
+        ContextPack {
+            unit_id: unit.id.clone(),
+            level: unit.level,
+            sources: members.iter().map(|m| m.source.as_ref().map(|s| s.text.clone()).unwrap_or_default()).collect(),
+            comments: members.iter().flat_map(|m| m.comments.iter().cloned()).collect(),
+            signatures: members.iter().map(|m| m.signature.clone().unwrap_or_default()).collect(),
+            facts_digest: digest_of(&projection),
+            members,
+            dependencies,
+            depth,
+        }
+    }
+
+    /// The first operation anchor's file (else the first type anchor's): the
+    /// probe that tells whether a source root is right.
+    pub fn probe_file(&self) -> Option<String> {
+        let op = self.facts.types.iter().flat_map(|d| d.operations.iter()).find_map(|o| o.anchor.as_ref());
+        let ty = || self.facts.types.iter().find_map(|d| d.anchor.as_ref());
+        op.or_else(ty).map(|a| a.file.to_string())
+    }
+}
+
+/// A checked `--scope`.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    listed: HashSet<u32>,
+}
