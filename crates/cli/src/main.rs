@@ -29,6 +29,8 @@ enum Command {
     /// Work with a model.jsonl: validate it and count what it holds.
     #[command(subcommand)]
     Model(commands::model::ModelCommand),
+    /// Plan (and, later, run) the explanation of every operation, type and module, leaves first.
+    Explain(Box<commands::explain::ExplainArgs>),
 }
 
 /// How a command failed.
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Model(cmd) => commands::model::run(cmd),
+        Command::Explain(args) => commands::explain::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

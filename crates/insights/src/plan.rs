@@ -178,7 +178,11 @@ pub fn plan_run(
             .collect();
         let fingerprint = fingerprint_of(&FingerprintInputs {
             comments: pack.comments.clone(),
-            dependency_fingerprints: unit.deps.iter().map(|d| fingerprints.get(d).cloned().unwrap_or_default()).collect(),
+            dependency_fingerprints: unit
+                .deps
+                .iter()
+                .map(|d| fingerprints.get(d).cloned().unwrap_or_default())
+                .collect(),
             depth: options.depth,
             facts_digest: pack.facts_digest.clone(),
             level: unit.level,
@@ -219,7 +223,8 @@ pub fn plan_run(
                     *r -= calls;
                 }
                 step.calls = calls;
-                step.prompt_tokens = prompts.iter().map(|p| estimate_tokens(&p.system) + estimate_tokens(&p.user)).sum();
+                step.prompt_tokens =
+                    prompts.iter().map(|p| estimate_tokens(&p.system) + estimate_tokens(&p.user)).sum();
                 step.completion_tokens = prompts
                     .iter()
                     .map(|p| completion_tokens_per_block(unit.level) * p.member_ids.len().max(1) as u64)

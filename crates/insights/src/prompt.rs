@@ -106,9 +106,8 @@ fn list<T: Copy>(items: &[T], name: impl Fn(T) -> &'static str) -> String {
 }
 
 fn vocabulary(level: Level) -> String {
-    let mut out = String::from(
-        "## The Specy domain vocabulary (name every concept with one of these terms and nothing else)\n",
-    );
+    let mut out =
+        String::from("## The Specy domain vocabulary (name every concept with one of these terms and nothing else)\n");
     for c in DomainConcept::ALL {
         let _ = writeln!(out, "- {}: {}", c.as_str(), concept_definition(*c));
     }

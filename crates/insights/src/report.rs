@@ -21,7 +21,7 @@ pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(' ');
         }
         out.push(c);
@@ -85,7 +85,12 @@ struct LevelJson {
 
 impl From<&Totals> for LevelJson {
     fn from(t: &Totals) -> Self {
-        LevelJson { calls: t.calls, prompt_tokens: t.prompt_tokens, completion_tokens: t.completion_tokens, units: t.units }
+        LevelJson {
+            calls: t.calls,
+            prompt_tokens: t.prompt_tokens,
+            completion_tokens: t.completion_tokens,
+            units: t.units,
+        }
     }
 }
 
@@ -256,7 +261,8 @@ pub fn estimate_text(
     }
     row(&mut out, "total", &e.total);
     out.push('\n');
-    match prices.and_then(|p| cost(e.total.prompt_tokens, e.total.completion_tokens, p.input, p.output).map(|c| (p, c))) {
+    match prices.and_then(|p| cost(e.total.prompt_tokens, e.total.completion_tokens, p.input, p.output).map(|c| (p, c)))
+    {
         Some((p, c)) => {
             let _ = writeln!(
                 out,

@@ -7,7 +7,9 @@ use crate::vocab::{OperationOwner, TemplateKind};
 use analyzer::facts::{OperationFact, TypeDossier};
 
 fn starts_with_then_upper(name: &str, prefixes: &[&str]) -> bool {
-    prefixes.iter().any(|p| name.strip_prefix(p).and_then(|rest| rest.chars().next()).is_some_and(|c| c.is_ascii_uppercase()))
+    prefixes
+        .iter()
+        .any(|p| name.strip_prefix(p).and_then(|rest| rest.chars().next()).is_some_and(|c| c.is_ascii_uppercase()))
 }
 
 /// The triviality rule (§9.1), evaluated in order on facts only.
@@ -63,14 +65,20 @@ pub fn templated_block(kind: TemplateKind, op: &OperationFact, ty: &TypeDossier)
         format!(" ({})", fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", "))
     };
     let description = match kind {
-        TemplateKind::Getter if fields.len() == 1 => format!("Getter that returns the field `{}` of `{type_name}`.", fields[0]),
+        TemplateKind::Getter if fields.len() == 1 => {
+            format!("Getter that returns the field `{}` of `{type_name}`.", fields[0])
+        }
         TemplateKind::Getter => format!("Getter that reads the state of `{type_name}`{field_list}."),
-        TemplateKind::Setter if fields.len() == 1 => format!("Setter that assigns the field `{}` of `{type_name}`.", fields[0]),
+        TemplateKind::Setter if fields.len() == 1 => {
+            format!("Setter that assigns the field `{}` of `{type_name}`.", fields[0])
+        }
         TemplateKind::Setter => format!("Setter that changes the state of `{type_name}`{field_list}."),
         TemplateKind::ObjectContract => {
             format!("Object-contract method `{name}` of `{type_name}`; it carries no domain rule.")
         }
-        TemplateKind::TrivialConstructor => format!("Constructor that only assigns the fields of `{type_name}`{field_list}."),
+        TemplateKind::TrivialConstructor => {
+            format!("Constructor that only assigns the fields of `{type_name}`{field_list}.")
+        }
     };
     let getter_like = matches!(kind, TemplateKind::Getter | TemplateKind::ObjectContract);
     OperationBlock {

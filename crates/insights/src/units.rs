@@ -4,8 +4,8 @@
 
 use crate::canonical::digest_of;
 use crate::pack::{
-    AccessSummary, CallFact, ContextPack, DependencySummary, FieldSummary, ImportSummary, InjectionSummary,
-    MemberPack, SupertypeSummary, ThrowSummary,
+    AccessSummary, CallFact, ContextPack, DependencySummary, FieldSummary, ImportSummary, InjectionSummary, MemberPack,
+    SupertypeSummary, ThrowSummary,
 };
 use crate::records::RecordSource;
 use crate::slice::SourceSlicer;
@@ -106,8 +106,7 @@ impl<'m> Corpus<'m> {
             }
         }
         let modules: HashMap<Id, usize> = facts.modules.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
-        let mut corpus =
-            Corpus { graph, view, facts, walk: Walk::default(), ops, types, modules, templates };
+        let mut corpus = Corpus { graph, view, facts, walk: Walk::default(), ops, types, modules, templates };
         corpus.walk = corpus.order()?;
         Ok(corpus)
     }
@@ -264,9 +263,10 @@ impl<'m> Corpus<'m> {
     pub fn scope(&self, ids: &[String]) -> Result<Scope, ScopeError> {
         let mut listed = HashSet::new();
         for id in ids {
-            let i = self.graph.index_of(id).filter(|&i| {
-                self.graph.has_trait(i, Trait::Type) || self.graph.has_trait(i, Trait::Module)
-            });
+            let i = self
+                .graph
+                .index_of(id)
+                .filter(|&i| self.graph.has_trait(i, Trait::Type) || self.graph.has_trait(i, Trait::Module));
             match i {
                 Some(i) => {
                     listed.insert(i);
@@ -310,7 +310,12 @@ impl<'m> Corpus<'m> {
         e.comments().map(<[String]>::to_vec).unwrap_or_default()
     }
 
-    fn summary_of(&self, id: &str, records: &dyn RecordSource, children: Rc<Vec<DependencySummary>>) -> DependencySummary {
+    fn summary_of(
+        &self,
+        id: &str,
+        records: &dyn RecordSource,
+        children: Rc<Vec<DependencySummary>>,
+    ) -> DependencySummary {
         let level = self.level_of(id).unwrap_or(Level::Operation);
         let missing = records.fingerprint(id).is_none();
         let (summary, concept) = if missing {

@@ -1,1 +1,2 @@
+pub mod explain;
 pub mod model;

@@ -1,0 +1,273 @@
+//! `codegraph-insights explain MODEL [--src DIR|ZIP|TAR.GZ] [--dry-run | --estimate] [--json] …`
+
+use std::path::PathBuf;
+
+/// A whole number ≥ 1 (the spec's integer options).
+fn positive(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s:?} is not a whole number ≥ 1")),
+    }
+}
+
+/// A price in USD per million tokens: a finite number ≥ 0.
+fn price(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(format!("{s:?} is not a price in USD per million tokens (e.g. --price-in 0.15 --price-out 0.6)")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Framework {
+    Spring,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProviderChoice {
+    Auto,
+    Openrouter,
+    Cloudflare,
+    #[value(name = "openai-compatible")]
+    OpenaiCompatible,
+}
+
+/// Explain every operation, type and module, leaves first.
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// The model file (model.jsonl).
+    pub model: PathBuf,
+    /// Source root the anchors are relative to: a directory, a .zip or a .tar.gz
+    /// (default: the model's recorded root).
+    #[arg(long, value_name = "DIR|ZIP|TAR.GZ")]
+    pub src: Option<PathBuf>,
+    /// The side-car to write (default: <model>.insights.jsonl beside the model).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Where calls go.
+    #[arg(long, value_enum, default_value_t = ProviderChoice::Auto)]
+    pub provider: ProviderChoice,
+    /// Model for operations (the leaves).
+    #[arg(long = "model", value_name = "SLUG", default_value = insights::plan::DEFAULT_MODEL)]
+    pub leaf_model: String,
+    /// Model for types and modules (default: --model).
+    #[arg(long, value_name = "SLUG")]
+    pub rollup_model: Option<String>,
+    /// How deep dependency explanations are quoted in a prompt.
+    #[arg(long, value_parser = positive, default_value_t = 1)]
+    pub depth: u32,
+    /// Call budget: later call-needing units are skipped (a dependency-consistent prefix runs).
+    #[arg(long, value_parser = positive)]
+    pub max_calls: Option<u32>,
+    /// Output cap per answer (not sent unless given).
+    #[arg(long, value_parser = positive)]
+    pub max_tokens: Option<u32>,
+    /// Calls in flight at once, within a layer.
+    #[arg(long, value_parser = positive, default_value_t = 4)]
+    pub concurrency: u32,
+    /// Source lines per unit before the middle is elided.
+    #[arg(long, value_parser = positive, default_value_t = 200)]
+    pub max_lines: u32,
+    /// Most cycle members per call; bigger cycles are split into chunks.
+    #[arg(long, value_parser = positive, default_value_t = 12)]
+    pub max_scc: u32,
+    /// Restrict calls to units within these module or type ids (comma-separated).
+    #[arg(long, value_name = "IDS", value_delimiter = ',')]
+    pub scope: Vec<String>,
+    /// Add a framework's stereotypes and entry points to the facts.
+    #[arg(long, value_enum)]
+    pub framework: Option<Framework>,
+    /// View: drop stub entities and their edges.
+    #[arg(long)]
+    pub internal_only: bool,
+    /// View: keep only declared facts.
+    #[arg(long)]
+    pub declared_only: bool,
+    /// Print the plan; no call, no key needed, nothing written.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the token volume (and cost with prices); no call. Wins over --dry-run.
+    #[arg(long)]
+    pub estimate: bool,
+    /// Input price, USD per million tokens.
+    #[arg(long, value_parser = price, value_name = "USD")]
+    pub price_in: Option<f64>,
+    /// Output price, USD per million tokens.
+    #[arg(long, value_parser = price, value_name = "USD")]
+    pub price_out: Option<f64>,
+    /// Re-explain everything, ignoring matching fingerprints.
+    #[arg(long)]
+    pub force: bool,
+    /// Explain only the recorded failures and their direct dependents.
+    #[arg(long, conflicts_with = "scope")]
+    pub retry_failed: bool,
+    /// Run without the estimate-and-confirm question.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Machine-readable output on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+use crate::Failure;
+use insights::plan::{plan_run, Models, PlanOptions};
+use insights::records::NoRecords;
+use insights::report::{self, Prices};
+use insights::slice::SourceSlicer;
+use insights::units::Corpus;
+use sources::{Archive, SourceFile, SourceReader};
+use std::path::Path;
+
+/// Source files under a directory on disk (the CLI's own reader).
+struct DirSources {
+    root: PathBuf,
+}
+
+impl SourceReader for DirSources {
+    fn read(&self, path: &str) -> SourceFile {
+        let rel = match sources::path::normalize(path) {
+            Ok(p) => p,
+            Err(why) => return SourceFile::Rejected(why),
+        };
+        match std::fs::read(self.root.join(rel)) {
+            Ok(bytes) => SourceFile::from_bytes(&bytes),
+            Err(_) => SourceFile::Missing,
+        }
+    }
+}
+
+/// Where source text comes from, and what to say about it.
+struct Src {
+    reader: Box<dyn SourceReader>,
+    /// A line for stderr describing the source (root, archive match, …).
+    note: Option<String>,
+}
+
+fn open_sources(args: &ExplainArgs, m: &model::Model, corpus: &Corpus) -> Result<Src, Failure> {
+    let model_dir = args.model.parent().unwrap_or(Path::new(""));
+    let Some(src) = &args.src else {
+        // The model's recorded root, relative to the working directory.
+        let root = PathBuf::from(&m.header().root);
+        if root.is_dir() {
+            return Ok(Src { reader: Box::new(DirSources { root }), note: None });
+        }
+        let note = format!(
+            "source root {} (the model's recorded root) was not found: planning from facts only; give --src DIR|ZIP|TAR.GZ to include source",
+            root.display()
+        );
+        let _ = model_dir;
+        return Ok(Src { reader: Box::new(sources::MemorySources::default()), note: Some(note) });
+    };
+    if src.is_dir() {
+        // A wrong root must not cost a run of prompts without source.
+        if let Some(probe) = corpus.probe_file() {
+            if !src.join(&probe).is_file() {
+                return Err(Failure::Usage(format!(
+                    "--src {}: the model's file {probe} is not there, so this is not the source root the model was extracted from\nhint: pass the directory that the model's anchors are relative to (the model recorded {:?})",
+                    src.display(),
+                    m.header().root
+                )));
+            }
+        }
+        return Ok(Src { reader: Box::new(DirSources { root: src.clone() }), note: None });
+    }
+    let bytes =
+        std::fs::read(src).map_err(|e| Failure::Usage(format!("--src {}: cannot be read: {e}", src.display())))?;
+    let name = src.display().to_string();
+    let mut archive = Archive::parse(&name, &bytes).map_err(|e| Failure::Usage(e.to_string()))?;
+    let paths: Vec<&str> = m.files().iter().map(String::as_str).collect();
+    let matched = archive.use_root(&paths);
+    if matched.matched == 0 {
+        return Err(Failure::Usage(format!(
+            "--src {name}: none of the model's {} files is in this archive\nhint: the archive must hold the sources the model was extracted from",
+            matched.total
+        )));
+    }
+    let root =
+        if matched.prefix.is_empty() { "the archive's top level".to_owned() } else { format!("{:?}", matched.prefix) };
+    let note = format!(
+        "source: {name} ({} files), root {root}: {} of the model's {} files found",
+        archive.len(),
+        matched.matched,
+        matched.total
+    );
+    Ok(Src { reader: Box::new(archive), note: Some(note) })
+}
+
+pub fn run(args: ExplainArgs) -> Result<(), Failure> {
+    if !args.dry_run && !args.estimate {
+        return Err(Failure::Usage(
+            "running explanations is not available in this build yet\nhint: use --dry-run to see the plan or --estimate for the token volume and cost".into(),
+        ));
+    }
+    if args.retry_failed {
+        return Err(Failure::Usage(format!(
+            "--retry-failed needs a store or side-car with recorded failures, and none exists beside {}",
+            args.model.display()
+        )));
+    }
+    let prices = match (args.price_in, args.price_out) {
+        (Some(input), Some(output)) => Some(Prices { input, output }),
+        (None, None) => None,
+        _ => {
+            return Err(Failure::Usage(
+                "--price-in and --price-out go together (USD per million tokens)\nhint: e.g. --price-in 0.15 --price-out 0.6".into(),
+            ))
+        }
+    };
+    let m = crate::input::read_model_file(&args.model).map_err(|e| Failure::Usage(e.to_string()))?;
+    let view = analyzer::view::View::from_flags(args.internal_only, args.declared_only);
+    let framework = args.framework.map(|Framework::Spring| analyzer::framework::Framework::Spring);
+    let corpus =
+        Corpus::build(&m, view, framework).map_err(|e| Failure::Usage(format!("{}: {e}", args.model.display())))?;
+    let scope = if args.scope.is_empty() {
+        None
+    } else {
+        Some(corpus.scope(&args.scope).map_err(|e| {
+            Failure::Usage(format!("{e}\nhint: `codegraph-insights model check` counts the model; ids look like java:com.acme.order or java:com.acme.order/Order"))
+        })?)
+    };
+    let src = open_sources(&args, &m, &corpus)?;
+    if let Some(note) = &src.note {
+        eprintln!("{note}");
+    }
+    let models =
+        Models { leaf: args.leaf_model.clone(), rollup: args.rollup_model.clone().unwrap_or(args.leaf_model.clone()) };
+    let options = PlanOptions {
+        models: models.clone(),
+        depth: args.depth,
+        max_lines: args.max_lines,
+        max_scc: args.max_scc,
+        force: args.force,
+        max_calls: args.max_calls.map(u64::from),
+        scope,
+    };
+    let slicer = SourceSlicer::new(src.reader.as_ref(), args.max_lines);
+    let plan = plan_run(&corpus, &slicer, &NoRecords, &options);
+    let misses = slicer.miss_reasons();
+    if !misses.is_empty() && src.note.as_deref().is_none_or(|n| !n.contains("facts only")) {
+        eprintln!(
+            "{} source file(s) could not be read, so their units are planned without source; first: {} ({:?})",
+            misses.len(),
+            misses[0].0,
+            misses[0].1
+        );
+    }
+    let paths = vec![args.model.display().to_string()];
+    let out = match (args.estimate, args.json) {
+        (true, true) => report::estimate_json(&corpus.walk, &plan, &models, args.depth, prices) + "\n",
+        (true, false) => report::estimate_text(&paths, &corpus.walk, &plan, &models, args.depth, prices),
+        (false, true) => report::plan_json(&corpus.walk, &plan, &models, args.depth) + "\n",
+        (false, false) => report::plan_text(&corpus.walk, &plan, &models, args.depth),
+    };
+    print!("{out}");
+    if !m.findings().is_empty() {
+        eprintln!(
+            "warning: the model has {} finding(s); the walk was built anyway (see `codegraph-insights model check {}`)",
+            m.findings().total(),
+            args.model.display()
+        );
+        return Err(Failure::Exit(3));
+    }
+    Ok(())
+}
