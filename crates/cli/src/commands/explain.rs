@@ -90,10 +90,10 @@ pub struct ExplainArgs {
     #[arg(long)]
     pub estimate: bool,
     /// Input price, USD per million tokens.
-    #[arg(long, value_parser = price, value_name = "USD")]
+    #[arg(long, value_parser = price, value_name = "USD", allow_hyphen_values = true)]
     pub price_in: Option<f64>,
     /// Output price, USD per million tokens.
-    #[arg(long, value_parser = price, value_name = "USD")]
+    #[arg(long, value_parser = price, value_name = "USD", allow_hyphen_values = true)]
     pub price_out: Option<f64>,
     /// Re-explain everything, ignoring matching fingerprints.
     #[arg(long)]
