@@ -337,7 +337,7 @@ pub fn derive_framework_wiring(graph: &CodeGraph<'_>, profile: &'static Framewor
         };
         let Some(declared) = declared.filter(|&d| (d as usize) < graph.len()) else {
             diagnostics.unresolved_types += 1;
-            point.note = Some("the model does not resolve the declared type".into());
+            point.note = Some("declared type unknown: the model has no entity for it, so no candidate can be named".into());
             resolved.push(point);
             continue;
         };
@@ -355,9 +355,9 @@ pub fn derive_framework_wiring(graph: &CodeGraph<'_>, profile: &'static Framewor
         if candidates.is_empty() {
             diagnostics.unimplemented += 1;
             point.note = Some(if graph.is_stub(declared) {
-                "the declared type is external to the corpus".into()
+                "declared outside the corpus: the bean comes from a library or the container".into()
             } else {
-                "no corpus type implements it; the container supplies one at runtime".into()
+                "nothing in the corpus implements this type: the container has to provide the bean at run time".into()
             });
             resolved.push(point);
             continue;
@@ -367,7 +367,7 @@ pub fn derive_framework_wiring(graph: &CodeGraph<'_>, profile: &'static Framewor
                 Some(q) => format!("@Qualifier(\"{q}\")"),
                 None => "@Primary".into(),
             };
-            point.note = Some(format!("narrowed by {by} from {} corpus implementations", all.len()));
+            point.note = Some(format!("{by} picks these out of {} implementations in the corpus", all.len()));
         }
         let anchor = anchor_of(graph, id).or_else(|| anchor_of(graph, consumer));
         for &c in &candidates {
