@@ -17,3 +17,5 @@ pub mod units;
 pub mod validate;
 pub mod vocab;
 pub mod walk;
+pub mod record;
+pub mod complete;

@@ -1,0 +1,62 @@
+//! The model-call port (`llm-providers.md` §2): the engine asks a
+//! [`Completer`] for one structured completion and reads errors
+//! structurally. Providers (HTTP, the offline demo, test doubles) implement
+//! it outside this crate.
+
+use crate::record::Usage;
+use std::future::Future;
+use std::pin::Pin;
+
+/// One structured completion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompletionRequest {
+    /// Provider slug, e.g. `openai/gpt-5.6-luna`.
+    pub model: String,
+    pub system: String,
+    pub user: String,
+    /// `codegraph_<level>` or `codegraph_<level>_cycle`.
+    pub schema_name: String,
+    /// The strict JSON Schema the answer must follow.
+    pub json_schema: serde_json::Value,
+    /// Output cap, only when the user set one (`--max-tokens`).
+    pub max_tokens: Option<u32>,
+}
+
+/// What came back: unvalidated JSON, the model that served it, usage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub json: serde_json::Value,
+    pub model: String,
+    pub usage: Option<Usage>,
+}
+
+/// A failed call, read structurally: a status and/or a retryable flag make
+/// it a `provider` failure; neither makes it an `error`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct CompletionError {
+    pub message: String,
+    pub status: Option<u16>,
+    pub retryable: Option<bool>,
+}
+
+impl CompletionError {
+    /// An error that is the provider's answer (a status, or a client error like a cut answer).
+    pub fn provider(message: impl Into<String>, status: Option<u16>, retryable: bool) -> Self {
+        CompletionError { message: message.into(), status, retryable: Some(retryable) }
+    }
+    /// Anything else.
+    pub fn other(message: impl Into<String>) -> Self {
+        CompletionError { message: message.into(), status: None, retryable: None }
+    }
+}
+
+/// A boxed future that need not be `Send` (the browser is single-threaded).
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// The model-call port.
+pub trait Completer {
+    /// A short label for progress lines (`openrouter`, `cloudflare/<gateway>`, `demo`, …).
+    fn name(&self) -> String;
+    fn complete(&self, request: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>>;
+}
