@@ -3,13 +3,16 @@
 //! estimate.
 pub mod blocks;
 pub mod canonical;
+pub mod complete;
 pub mod estimate;
 pub mod fingerprint;
 pub mod pack;
 pub mod plan;
 pub mod prompt;
+pub mod record;
 pub mod records;
 pub mod report;
+pub mod run;
 pub mod schema;
 pub mod slice;
 pub mod templates;
@@ -17,5 +20,4 @@ pub mod units;
 pub mod validate;
 pub mod vocab;
 pub mod walk;
-pub mod record;
-pub mod complete;
+pub mod sidecar;

@@ -149,6 +149,33 @@ impl Default for PlanOptions {
     }
 }
 
+/// The parts of [`plan_run`]'s work, reported to an observer as each part
+/// of each unit ends (so a shell can time them; this crate has no clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlanPhase {
+    /// The unit's context pack was built (`Corpus::pack`, source slicing included).
+    Pack,
+    /// Its fingerprint was computed (missing dependencies, `fingerprint_of`).
+    Fingerprint,
+    /// Its prompts were rendered and their tokens counted (units that would be sent).
+    Prompts,
+    /// The rest: template, reuse, scope and budget decisions, bookkeeping, totals.
+    Other,
+}
+
+impl PlanPhase {
+    pub const ALL: [PlanPhase; 4] = [PlanPhase::Pack, PlanPhase::Fingerprint, PlanPhase::Prompts, PlanPhase::Other];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanPhase::Pack => "packs",
+            PlanPhase::Fingerprint => "fingerprints",
+            PlanPhase::Prompts => "prompts",
+            PlanPhase::Other => "other",
+        }
+    }
+}
+
 /// `planRun` (§11.1): every unit in walk order gets a status, a fingerprint
 /// and its estimated calls and tokens. Prompts are rendered only for units
 /// that would be sent (to count their tokens) and dropped at once.
@@ -157,6 +184,18 @@ pub fn plan_run(
     slicer: &crate::slice::SourceSlicer,
     records: &dyn crate::records::RecordSource,
     options: &PlanOptions,
+) -> RunPlan {
+    plan_run_observed(corpus, slicer, records, options, &mut |_| {})
+}
+
+/// [`plan_run`], calling `ended(phase)` each time a part of the work ends:
+/// the time since the previous call (or since the start) belongs to `phase`.
+pub fn plan_run_observed(
+    corpus: &crate::units::Corpus,
+    slicer: &crate::slice::SourceSlicer,
+    records: &dyn crate::records::RecordSource,
+    options: &PlanOptions,
+    ended: &mut dyn FnMut(PlanPhase),
 ) -> RunPlan {
     use crate::estimate::{completion_tokens_per_block, estimate_tokens};
     use crate::fingerprint::{fingerprint_of, FingerprintInputs};
@@ -169,7 +208,9 @@ pub fn plan_run(
     let mut exhausted = false;
     for (index, unit) in walk.units.iter().enumerate() {
         let model = options.models.for_level(unit.level).to_owned();
+        ended(PlanPhase::Other);
         let pack = corpus.pack(unit, options.depth, slicer, records);
+        ended(PlanPhase::Pack);
         let missing: Vec<String> = unit
             .deps
             .iter()
@@ -192,6 +233,7 @@ pub fn plan_run(
             signatures: pack.signatures.clone(),
             sources: pack.sources.clone(),
         });
+        ended(PlanPhase::Fingerprint);
         let template =
             (unit.level == Level::Operation && unit.members.len() == 1).then(|| corpus.template_of(&unit.id)).flatten();
         let reusable = !options.force
@@ -230,11 +272,13 @@ pub fn plan_run(
                     .map(|p| completion_tokens_per_block(unit.level) * p.member_ids.len().max(1) as u64)
                     .sum();
             }
+            ended(PlanPhase::Prompts);
         }
         fingerprints.insert(unit.id.clone(), fingerprint);
         status_of.insert(unit.id.as_str(), step.status);
         steps.push(step);
     }
     let estimates = RunPlan::total_up(&steps, |s| walk.units[s.unit].level);
+    ended(PlanPhase::Other);
     RunPlan { steps, fingerprints, estimates }
 }

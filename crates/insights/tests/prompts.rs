@@ -204,7 +204,7 @@ fn call_model(n: usize, edges: &[(usize, usize)]) -> (model::Model, String) {
         src.push_str(&format!("m{i}\n"));
     }
     for &(i, j) in edges {
-        let owner = |k: usize| if k % 2 == 0 { "T" } else { "U" };
+        let owner = |k: usize| if k.is_multiple_of(2) { "T" } else { "U" };
         let from = Key::new("p", format!("{}.m{i}()", owner(i)));
         let to = Key::new("p", format!("{}.m{j}()", owner(j)));
         let file = if i % 2 == 0 { "p/T.java" } else { "p/U.java" };

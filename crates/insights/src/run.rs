@@ -1,0 +1,582 @@
+//! The run loop (insights.md §13): layers in walk order, up to
+//! `concurrency` calls in flight within a layer, every finished unit handed
+//! to the record book at once (one store transaction), failures recorded
+//! the moment they happen, fatal provider statuses stopping new calls.
+//!
+//! Pure: model calls go through the [`Completer`] port, records through the
+//! [`RecordBook`] port; time and I/O belong to the caller. The loop is a
+//! future driven on one thread (`block_on` natively, `spawn_local` in the
+//! Worker); calls overlap inside the completer.
+
+use crate::blocks::Block;
+use crate::complete::{Completer, CompletionError, CompletionRequest};
+use crate::fingerprint::{fingerprint_of, FingerprintInputs};
+use crate::plan::{PlanOptions, PlanStep, RunPlan, StepStatus};
+use crate::prompt::{render, repair_message, Prompt, Shape};
+use crate::record::{FailureReason, FailureRecord, InsightRecord, NaturalKey, Usage};
+use crate::records::RecordSource;
+use crate::schema::{block_schema, cycle_schema};
+use crate::slice::SourceSlicer;
+use crate::templates::templated_block;
+use crate::units::Corpus;
+use crate::validate::{validate_block, validate_cycle, validation_text};
+use crate::vocab::{FailureKind, Level, Origin, FATAL_STATUSES};
+use crate::walk::Unit;
+use futures_util::stream::{self, StreamExt};
+use hashbrown::HashMap;
+use std::cell::RefCell;
+
+/// Where records go during a run (the store, or memory for tests and dry
+/// runs). `put` of a finished unit is one transaction: after it returns,
+/// later prompts can quote the unit.
+pub trait RecordBook: RecordSource {
+    fn put(&mut self, unit_id: &str, records: &[InsightRecord]) -> Result<(), String>;
+    /// A failure row, written the moment it happens.
+    fn fail(&mut self, failure: &FailureRecord) -> Result<(), String>;
+}
+
+/// Options of a run beyond the plan's.
+pub struct RunOptions<'a> {
+    /// Calls in flight at once within a layer (≥ 1).
+    pub concurrency: usize,
+    /// Output cap per answer (`--max-tokens`), sent only when set.
+    pub max_tokens: Option<u32>,
+    /// Failures owed from earlier runs, by unit id.
+    pub previous_failures: HashMap<String, FailureRecord>,
+    /// The natural key of an id, when known.
+    pub key_of: &'a dyn Fn(&str) -> Option<NaturalKey>,
+    /// Called once per finished step, in finishing order.
+    pub on_step: &'a dyn Fn(&StepEvent),
+}
+
+/// What happened to one step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Calls made and records written.
+    Done {
+        calls: u32,
+        usage: Usage,
+        records: usize,
+    },
+    Template,
+    Reuse,
+    Skipped(StepStatus),
+    /// A call-needing step after a fatal status.
+    NotAttempted,
+    Failed {
+        calls: u32,
+        message: String,
+    },
+}
+
+/// One finished step, for progress displays.
+#[derive(Clone, Debug)]
+pub struct StepEvent {
+    /// 1-based count of finished steps.
+    pub done: usize,
+    pub total: usize,
+    pub level: Level,
+    pub unit_id: String,
+    pub members: usize,
+    pub outcome: Outcome,
+}
+
+impl StepEvent {
+    /// `[<k>/<N>] <level> <unit id>[ (+<m-1> in cycle)]: <outcome>`.
+    pub fn line(&self) -> String {
+        let cycle = if self.members > 1 { format!(" (+{} in cycle)", self.members - 1) } else { String::new() };
+        let outcome = match &self.outcome {
+            Outcome::Done { calls, usage, .. } => format!(
+                "{calls} call{}, {}+{} tokens",
+                if *calls == 1 { "" } else { "s" },
+                usage.prompt_tokens,
+                usage.completion_tokens
+            ),
+            Outcome::Template => "template".into(),
+            Outcome::Reuse => "reuse".into(),
+            Outcome::Skipped(s) => s.as_str().into(),
+            Outcome::NotAttempted => "not attempted (run aborted)".into(),
+            Outcome::Failed { message, .. } => format!("FAILED {message}"),
+        };
+        format!("[{}/{}] {} {}{cycle}: {outcome}", self.done, self.total, self.level.as_str(), self.unit_id)
+    }
+}
+
+/// Counts of a run (§13.10): `llm` counts records, `template`, `failed`
+/// and `skipped` count units, `reused` counts members.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunCounts {
+    pub records: u64,
+    pub llm: u64,
+    pub template: u64,
+    pub reused: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub calls: u64,
+}
+
+/// Why a run stopped sending calls.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Abort {
+    pub unit: String,
+    pub reason: FailureReason,
+    pub not_attempted: u64,
+}
+
+/// The end of a run.
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    pub counts: RunCounts,
+    pub usage: Usage,
+    /// Owed failures (this run's and carried ones), side-car order.
+    pub failures: Vec<FailureRecord>,
+    pub aborted: Option<Abort>,
+    /// Errors of the record book (a store that refused a write). A run
+    /// with any is incomplete: those units are owed again next time.
+    pub book_errors: Vec<String>,
+}
+
+struct State {
+    counts: RunCounts,
+    usage: Usage,
+    failures: Vec<FailureRecord>,
+    abort: Option<Abort>,
+    done: usize,
+    book_errors: Vec<String>,
+}
+
+/// One call's answer, validated: (id, block) pairs and the usage share.
+struct Answered {
+    blocks: Vec<(String, Block)>,
+    model: String,
+    usage: Option<Usage>,
+}
+
+fn share(usage: &Option<Usage>, n: usize) -> Option<Usage> {
+    let u = usage.as_ref()?;
+    let n = n.max(1) as f64;
+    // JavaScript Math.round: halves round up.
+    let round = |x: u64| ((x as f64 / n) + 0.5).floor() as u64;
+    Some(Usage {
+        prompt_tokens: round(u.prompt_tokens),
+        completion_tokens: round(u.completion_tokens),
+        cost: u.cost.map(|c| c / n),
+    })
+}
+
+fn request(prompt: &Prompt, model: &str, level: Level, max_tokens: Option<u32>) -> CompletionRequest {
+    let ids: Vec<&str> = prompt.member_ids.iter().map(String::as_str).collect();
+    let schema = match prompt.shape {
+        Shape::Block => block_schema(level),
+        Shape::Scc => cycle_schema(level, &ids),
+    };
+    CompletionRequest {
+        model: model.to_owned(),
+        system: prompt.system.clone(),
+        user: prompt.user.clone(),
+        schema_name: prompt.schema_name.clone(),
+        json_schema: schema.to_value(),
+        max_tokens,
+    }
+}
+
+fn validate(prompt: &Prompt, level: Level, json: &serde_json::Value) -> Result<Vec<(String, Block)>, String> {
+    match prompt.shape {
+        Shape::Block => validate_block(level, json)
+            .map(|b| vec![(prompt.member_ids[0].clone(), b)])
+            .map_err(|i| validation_text(&i)),
+        Shape::Scc => {
+            let ids: Vec<&str> = prompt.member_ids.iter().map(String::as_str).collect();
+            validate_cycle(level, &ids, json).map_err(|i| validation_text(&i))
+        }
+    }
+}
+
+/// Why one prompt failed: the reason and the calls it made.
+struct PromptFailure {
+    reason: FailureReason,
+}
+
+fn reason_of(e: CompletionError) -> FailureReason {
+    if e.status.is_some() || e.retryable.is_some() {
+        FailureReason { kind: FailureKind::Provider, message: e.message, status: e.status, retryable: e.retryable }
+    } else {
+        FailureReason { kind: FailureKind::Error, message: e.message, status: None, retryable: None }
+    }
+}
+
+/// Asks one prompt, with one repair re-ask after an invalid answer.
+async fn ask(
+    completer: &dyn Completer,
+    prompt: &Prompt,
+    model: &str,
+    level: Level,
+    max_tokens: Option<u32>,
+    calls: &mut u32,
+    usage: &mut Usage,
+) -> Result<Answered, PromptFailure> {
+    let mut req = request(prompt, model, level, max_tokens);
+    let mut repaired = false;
+    loop {
+        *calls += 1;
+        let completion = completer.complete(req.clone()).await.map_err(|e| PromptFailure { reason: reason_of(e) })?;
+        if let Some(u) = &completion.usage {
+            usage.add(u);
+        }
+        match validate(prompt, level, &completion.json) {
+            Ok(blocks) => return Ok(Answered { blocks, model: completion.model, usage: completion.usage }),
+            Err(text) if !repaired => {
+                repaired = true;
+                req.user = repair_message(&prompt.user, &text);
+            }
+            Err(text) => {
+                return Err(PromptFailure {
+                    reason: FailureReason {
+                        kind: FailureKind::InvalidAnswer,
+                        message: format!("the answer was still invalid after one repair: {text}"),
+                        status: None,
+                        retryable: None,
+                    },
+                })
+            }
+        }
+    }
+}
+
+fn record_envelope(corpus: &Corpus, id: &str, level: Level) -> (String, Option<String>, Option<String>) {
+    match level {
+        Level::Operation => match corpus.operation(id) {
+            Some((op, _)) => (
+                op.kind.to_string(),
+                op.name.as_ref().map(|n| n.to_string()),
+                op.anchor.as_ref().map(|a| a.file.to_string()),
+            ),
+            None => ("operation".into(), None, None),
+        },
+        Level::Type => match corpus.dossier(id) {
+            Some(d) => (
+                d.kind.to_string(),
+                d.name.as_ref().map(|n| n.to_string()),
+                d.anchor.as_ref().map(|a| a.file.to_string()),
+            ),
+            None => ("type".into(), None, None),
+        },
+        Level::Module => {
+            (corpus.module_kind(id), corpus.module_fact(id).and_then(|m| m.name.as_ref().map(|n| n.to_string())), None)
+        }
+    }
+}
+
+/// Runs `plan` (§13): returns when every layer has settled.
+pub async fn run(
+    corpus: &Corpus<'_>,
+    plan: &RunPlan,
+    plan_options: &PlanOptions,
+    slicer: &SourceSlicer<'_>,
+    book: &mut dyn RecordBook,
+    completer: &dyn Completer,
+    options: &RunOptions<'_>,
+) -> RunResult {
+    let book: RefCell<&mut dyn RecordBook> = RefCell::new(book);
+    let state = RefCell::new(State {
+        counts: RunCounts::default(),
+        usage: Usage::default(),
+        failures: Vec::new(),
+        abort: None,
+        done: 0,
+        book_errors: Vec::new(),
+    });
+    let total = plan.steps.len();
+    let walk = &corpus.walk;
+    let mut by_layer: Vec<Vec<&PlanStep>> = vec![Vec::new(); walk.layers.len()];
+    for s in &plan.steps {
+        by_layer[walk.units[s.unit].layer as usize].push(s);
+    }
+    for steps in by_layer {
+        let width = options.concurrency.max(1);
+        let mut pending = stream::iter(
+            steps
+                .into_iter()
+                .map(|step| run_step(corpus, plan, plan_options, slicer, &state, &book, completer, options, step)),
+        )
+        .buffer_unordered(width);
+        while let Some(event) = pending.next().await {
+            let mut st = state.borrow_mut();
+            st.done += 1;
+            let event = StepEvent { done: st.done, total, ..event };
+            drop(st);
+            (options.on_step)(&event);
+        }
+    }
+    let mut st = state.into_inner();
+    // Owed failures: this run's, plus earlier ones for units not attempted whose members still lack a record.
+    let failed_now: hashbrown::HashSet<String> = st.failures.iter().map(|f| f.id.clone()).collect();
+    for (id, f) in &options.previous_failures {
+        if failed_now.contains(id) {
+            continue;
+        }
+        let Some(step) = walk.unit_index(id).and_then(|i| plan.steps.iter().find(|s| s.unit == i)) else { continue };
+        let unit = &walk.units[step.unit];
+        let not_attempted = matches!(step.status, StepStatus::SkipScope | StepStatus::SkipBudget)
+            || (step.status == StepStatus::Llm && st.abort.is_some() && !explained(&**book.borrow(), unit));
+        if not_attempted && !explained(&**book.borrow(), unit) {
+            st.failures.push(f.clone());
+        }
+    }
+    st.failures.sort_by(|a, b| (a.level as u8).cmp(&(b.level as u8)).then_with(|| model::cmp_utf16(&a.id, &b.id)));
+    st.counts.records = book.borrow().size() as u64;
+    RunResult {
+        counts: st.counts,
+        usage: st.usage,
+        failures: st.failures,
+        aborted: st.abort,
+        book_errors: st.book_errors,
+    }
+}
+
+fn explained(book: &dyn RecordBook, unit: &Unit) -> bool {
+    unit.members.iter().all(|m| book.fingerprint(m).is_some())
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_step(
+    corpus: &Corpus<'_>,
+    plan: &RunPlan,
+    plan_options: &PlanOptions,
+    slicer: &SourceSlicer<'_>,
+    state: &RefCell<State>,
+    book: &RefCell<&mut dyn RecordBook>,
+    completer: &dyn Completer,
+    options: &RunOptions<'_>,
+    step: &PlanStep,
+) -> StepEvent {
+    let unit = &corpus.walk.units[step.unit];
+    let event = |outcome: Outcome| StepEvent {
+        done: 0,
+        total: 0,
+        level: unit.level,
+        unit_id: unit.id.clone(),
+        members: unit.members.len(),
+        outcome,
+    };
+    match step.status {
+        StepStatus::Template => {
+            let (op, dossier) = corpus.operation(&unit.id).expect("a templated unit is an operation");
+            let kind = step.template.expect("template status has a kind");
+            let (k, name, file) = record_envelope(corpus, &unit.id, Level::Operation);
+            let record = InsightRecord {
+                id: unit.id.clone(),
+                key: (options.key_of)(&unit.id),
+                level: Level::Operation,
+                kind: k,
+                name,
+                file,
+                scc: None,
+                origin: Origin::Template,
+                block: Block::Operation(templated_block(kind, op, dossier)),
+                fingerprint: step.fingerprint.clone(),
+                model: None,
+                usage: None,
+                metadata: None,
+            };
+            let mut st = state.borrow_mut();
+            let r = book.borrow_mut().put(&unit.id, std::slice::from_ref(&record));
+            match r {
+                Ok(()) => st.counts.template += 1,
+                Err(e) => st.book_errors.push(e),
+            }
+            event(Outcome::Template)
+        }
+        StepStatus::Reuse => {
+            state.borrow_mut().counts.reused += unit.members.len() as u64;
+            event(Outcome::Reuse)
+        }
+        StepStatus::SkipScope | StepStatus::SkipBudget => {
+            state.borrow_mut().counts.skipped += 1;
+            event(Outcome::Skipped(step.status))
+        }
+        StepStatus::Llm => {
+            if state.borrow().abort.is_some() {
+                let mut st = state.borrow_mut();
+                st.counts.skipped += 1;
+                if let Some(a) = st.abort.as_mut() {
+                    a.not_attempted += 1;
+                }
+                return event(Outcome::NotAttempted);
+            }
+            // Pack now, against the book as it stands: dependencies explained
+            // earlier in this run are quoted.
+            let (prompts, fingerprint) = {
+                let book = book.borrow();
+                let records: &dyn RecordSource = &**book;
+                let pack = corpus.pack(unit, plan_options.depth, slicer, records);
+                let missing: Vec<String> = unit
+                    .deps
+                    .iter()
+                    .filter(|d| {
+                        corpus.walk.unit(d).is_none_or(|du| du.members.iter().any(|m| records.fingerprint(m).is_none()))
+                    })
+                    .cloned()
+                    .collect();
+                let fingerprint = fingerprint_of(&FingerprintInputs {
+                    comments: pack.comments.clone(),
+                    dependency_fingerprints: unit
+                        .deps
+                        .iter()
+                        .map(|d| plan.fingerprints.get(d).cloned().unwrap_or_default())
+                        .collect(),
+                    depth: plan_options.depth,
+                    facts_digest: pack.facts_digest.clone(),
+                    level: unit.level,
+                    members: unit.members.clone(),
+                    missing_dependencies: missing,
+                    model: step.model.clone(),
+                    signatures: pack.signatures.clone(),
+                    sources: pack.sources.clone(),
+                });
+                (render(&pack, plan_options.max_scc), fingerprint)
+            };
+            let mut calls = 0u32;
+            let mut usage = Usage::default();
+            let mut answers = Vec::new();
+            let mut failure = None;
+            for prompt in &prompts {
+                if state.borrow().abort.is_some() {
+                    break; // no further call starts after a fatal status
+                }
+                match ask(completer, prompt, &step.model, unit.level, options.max_tokens, &mut calls, &mut usage).await
+                {
+                    Ok(a) => answers.push(a),
+                    Err(f) => {
+                        failure = Some(f.reason);
+                        break;
+                    }
+                }
+            }
+            let mut st = state.borrow_mut();
+            st.counts.calls += calls as u64;
+            st.usage.add(&usage);
+            if failure.is_none() && answers.len() < prompts.len() {
+                // The run aborted before this unit's first call: it was never asked.
+                st.counts.skipped += 1;
+                if let Some(a) = st.abort.as_mut() {
+                    a.not_attempted += 1;
+                }
+                return event(Outcome::NotAttempted);
+            }
+            if let Some(reason) = failure {
+                let attempts = options.previous_failures.get(&unit.id).map_or(1, |f| f.attempts + 1);
+                let record = FailureRecord {
+                    id: unit.id.clone(),
+                    key: (options.key_of)(&unit.id),
+                    level: unit.level,
+                    members: unit.members.clone(),
+                    model: step.model.clone(),
+                    reason: reason.clone(),
+                    attempts,
+                    calls,
+                    usage: (!usage.is_zero()).then_some(usage),
+                };
+                st.counts.failed += 1;
+                if let Err(e) = book.borrow_mut().fail(&record) {
+                    st.book_errors.push(e);
+                }
+                st.failures.push(record);
+                if st.abort.is_none() && reason.status.is_some_and(|s| FATAL_STATUSES.contains(&s)) {
+                    st.abort = Some(Abort { unit: unit.id.clone(), reason: reason.clone(), not_attempted: 0 });
+                }
+                return event(Outcome::Failed { calls, message: reason.message });
+            }
+            let scc = (unit.members.len() > 1).then(|| unit.members.clone());
+            let mut records = Vec::new();
+            for answer in answers {
+                let n = answer.blocks.len();
+                let part = share(&answer.usage, n);
+                for (id, block) in answer.blocks {
+                    let (kind, name, file) = record_envelope(corpus, &id, unit.level);
+                    records.push(InsightRecord {
+                        key: (options.key_of)(&id),
+                        id,
+                        level: unit.level,
+                        kind,
+                        name,
+                        file,
+                        scc: scc.clone(),
+                        origin: Origin::Llm,
+                        block,
+                        fingerprint: fingerprint.clone(),
+                        model: Some(answer.model.clone()),
+                        usage: part,
+                        metadata: None,
+                    });
+                }
+            }
+            let n = records.len();
+            let put = book.borrow_mut().put(&unit.id, &records);
+            match put {
+                Ok(()) => st.counts.llm += n as u64,
+                Err(e) => st.book_errors.push(e),
+            }
+            event(Outcome::Done { calls, usage, records: n })
+        }
+    }
+}
+
+/// A record book in memory: records by id, failures by unit id.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryBook {
+    pub records: HashMap<String, InsightRecord>,
+    pub failures: HashMap<String, FailureRecord>,
+    /// Unit ids in the order they were put.
+    pub puts: Vec<String>,
+}
+
+impl MemoryBook {
+    /// Every record in side-car order (level rank, then id in UTF-16 order).
+    pub fn sorted(&self) -> Vec<&InsightRecord> {
+        let mut v: Vec<&InsightRecord> = self.records.values().collect();
+        v.sort_by(|a, b| (a.level as u8).cmp(&(b.level as u8)).then_with(|| model::cmp_utf16(&a.id, &b.id)));
+        v
+    }
+}
+
+/// The concept label of a block (§14.3): what prompts, the store and
+/// readers show beside a description.
+pub fn concept_label(block: &Block) -> Option<String> {
+    use crate::vocab::OperationOwner;
+    match block {
+        Block::Operation(b) => (b.owner != OperationOwner::Unknown).then(|| format!("owned by {}", b.owner.as_str())),
+        Block::Type(b) => Some(b.concept.as_str().to_owned()),
+        Block::Module(b) => b.bounded_context_hint.as_ref().map(|h| format!("context: {}", h.name)),
+    }
+}
+
+impl RecordSource for MemoryBook {
+    fn fingerprint(&self, id: &str) -> Option<String> {
+        self.records.get(id).map(|r| r.fingerprint.clone())
+    }
+    fn summary(&self, id: &str) -> Option<crate::records::RecordSummary> {
+        self.records.get(id).map(|r| crate::records::RecordSummary {
+            description: r.block.description().to_owned(),
+            concept: concept_label(&r.block),
+        })
+    }
+    fn size(&self) -> usize {
+        self.records.len()
+    }
+}
+
+impl RecordBook for MemoryBook {
+    fn put(&mut self, unit_id: &str, records: &[InsightRecord]) -> Result<(), String> {
+        for r in records {
+            self.records.insert(r.id.clone(), r.clone());
+        }
+        self.failures.remove(unit_id);
+        self.puts.push(unit_id.to_owned());
+        Ok(())
+    }
+    fn fail(&mut self, failure: &FailureRecord) -> Result<(), String> {
+        self.failures.insert(failure.id.clone(), failure.clone());
+        Ok(())
+    }
+}

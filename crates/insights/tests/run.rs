@@ -1,0 +1,330 @@
+//! The run loop on the spec's pinned fixture (insights.md §17 "Run"):
+//! package P, class T (field `total`), `getTotal` (a getter), f → g → h.
+//! A fake completer answers from the prompt text.
+
+use analyzer::view::View;
+use futures_executor::block_on;
+use insights::complete::{Completer, Completion, CompletionError, CompletionRequest, LocalFuture};
+use insights::plan::{plan_run, Models, PlanOptions, StepStatus};
+use insights::record::Usage;
+use insights::records::RecordSource;
+use insights::run::{run, MemoryBook, Outcome, RunOptions, RunResult};
+use insights::slice::SourceSlicer;
+use insights::units::Corpus;
+use insights::vocab::{FailureKind, Level, Origin};
+use model::builder::ModelBuilder;
+use serde_json::{json, Value};
+use sources::MemorySources;
+use std::cell::RefCell;
+
+fn model_with(cycle: bool) -> model::Model {
+    let mut b = ModelBuilder::new("java", "src");
+    let p = b.java_package("p").id();
+    let t = b.java_class(p, "T").anchor("p/T.java", 1, 40).id();
+    let total = b.java_field(t, "total").at(2, 2).id();
+    let get = b.java_method(t, "getTotal", &[]).measure("cyclomatic", 1.0).measure("sloc", 1.0).at(3, 3).id();
+    b.edge("access", get, total, "declared", ("p/T.java", 3, 3)).access(true, false);
+    let f = b.java_method(t, "f", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(5, 10).id();
+    let g = b.java_method(t, "g", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(12, 17).id();
+    let h = b.java_method(t, "h", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(19, 24).id();
+    b.edge("invocation", f, g, "declared", ("p/T.java", 6, 6));
+    b.edge("invocation", g, h, "declared", ("p/T.java", 13, 13));
+    if cycle {
+        b.edge("invocation", h, f, "declared", ("p/T.java", 20, 20));
+    }
+    model::read_model(b.build().unwrap().as_bytes(), "m.jsonl").unwrap()
+}
+
+fn block_for(level: &str, id: &str) -> Value {
+    let name = id.rsplit(['/', '.']).next().unwrap_or(id);
+    let description = format!("Explains {id}.");
+    match level {
+        "operation" => json!({"name": name, "description": description, "safe": true, "idempotent": null,
+            "owner": "entity", "handlesCommand": null, "emits": [], "preconditions": [], "postconditions": [],
+            "invariantsEnforced": [], "usesSpi": [], "domainTerms": [], "confidence": 0.8}),
+        "type" => json!({"name": name, "description": description, "concept": "entity", "eventKind": null,
+            "interfaceRole": null, "aggregateRoot": null, "containedIn": null, "syncPattern": null, "identity": null,
+            "fields": [], "invariants": [], "stateMachine": null, "relatesTo": [], "exposes": [], "dependsOn": [],
+            "domainTerms": [], "confidence": 0.5}),
+        _ => json!({"name": name, "description": description, "apis": [], "spis": [], "dependsOn": [],
+            "concepts": [], "boundedContextHint": null, "sharedKernelHint": null, "ubiquitousLanguage": [],
+            "confidence": 0.5}),
+    }
+}
+
+/// What the fake does for one request.
+#[derive(Clone)]
+enum Script {
+    Answer,
+    Malformed,
+    Fail(u16),
+}
+
+struct Fake {
+    requests: RefCell<Vec<CompletionRequest>>,
+    /// Per unit id, the scripted behaviour of successive requests (then Answer).
+    script: Vec<(String, Vec<Script>)>,
+}
+
+impl Fake {
+    fn new() -> Fake {
+        Fake { requests: RefCell::new(Vec::new()), script: Vec::new() }
+    }
+    fn with(mut self, id: &str, s: Vec<Script>) -> Fake {
+        self.script.push((id.to_owned(), s));
+        self
+    }
+    fn count(&self) -> usize {
+        self.requests.borrow().len()
+    }
+}
+
+impl Completer for Fake {
+    fn name(&self) -> String {
+        "fake".into()
+    }
+    fn complete(&self, req: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
+        let head = req.user.lines().next().unwrap_or("").to_owned();
+        let mut parts = head.trim_start_matches("# Unit: ").splitn(2, ' ');
+        let level = parts.next().unwrap_or("").to_owned();
+        let unit = parts.next().unwrap_or("").split(" (a cycle").next().unwrap_or("").to_owned();
+        let earlier = self.requests.borrow().iter().filter(|r| r.user.starts_with(&head)).count();
+        self.requests.borrow_mut().push(req.clone());
+        let action = self
+            .script
+            .iter()
+            .find(|(id, _)| *id == unit)
+            .and_then(|(_, s)| s.get(earlier).cloned())
+            .unwrap_or(Script::Answer);
+        let ids: Option<Vec<String>> = req.user.lines().find_map(|l| {
+            l.strip_prefix("Return one entry per id: ")
+                .map(|rest| rest.trim_end_matches('.').split(", ").map(str::to_owned).collect())
+        });
+        Box::pin(async move {
+            let json = match action {
+                Script::Fail(status) => {
+                    return Err(CompletionError::provider(format!("HTTP {status} from the fake"), Some(status), false))
+                }
+                Script::Malformed => json!({"name": 3}),
+                Script::Answer => match ids {
+                    Some(ids) => {
+                        json!({"members": ids.iter().map(|id| json!({"id": id, "block": block_for(&level, id)})).collect::<Vec<_>>()})
+                    }
+                    None => block_for(&level, &unit),
+                },
+            };
+            Ok(Completion {
+                json,
+                model: format!("{}-served", req.model),
+                usage: Some(Usage { prompt_tokens: 100, completion_tokens: 20, cost: Some(0.001) }),
+            })
+        })
+    }
+}
+
+fn options() -> PlanOptions {
+    PlanOptions {
+        models: Models { leaf: "leaf-model".into(), rollup: "rollup-model".into() },
+        ..PlanOptions::default()
+    }
+}
+
+fn run_once(
+    m: &model::Model,
+    book: &mut MemoryBook,
+    fake: &Fake,
+    plan_opts: &PlanOptions,
+    concurrency: usize,
+) -> RunResult {
+    let corpus = Corpus::build(m, View::all(), None).unwrap();
+    let src = MemorySources::default();
+    let slicer = SourceSlicer::new(&src, 200);
+    let plan = plan_run(&corpus, &slicer, book, plan_opts);
+    let key_of = |_: &str| None;
+    let opts = RunOptions { concurrency, max_tokens: None, previous_failures: book.failures.clone(), key_of: &key_of };
+    let lines = RefCell::new(Vec::new());
+    let result =
+        block_on(run(&corpus, &plan, plan_opts, &slicer, book, fake, &opts, &|e| lines.borrow_mut().push(e.line())));
+    assert_eq!(lines.borrow().len(), plan.steps.len(), "one progress line per step");
+    result
+}
+
+const F: &str = "java:p/T.f()";
+const G: &str = "java:p/T.g()";
+const H: &str = "java:p/T.h()";
+
+#[test]
+fn plan_then_run_then_reuse() {
+    let m = model_with(false);
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    let src = MemorySources::default();
+    let slicer = SourceSlicer::new(&src, 200);
+    let plan = plan_run(&corpus, &slicer, &MemoryBook::default(), &options());
+    let statuses: Vec<(String, StepStatus)> =
+        plan.steps.iter().map(|s| (corpus.walk.units[s.unit].id.clone(), s.status)).collect();
+    assert!(statuses.contains(&("java:p/T.getTotal()".into(), StepStatus::Template)));
+    assert_eq!(plan.estimates.total.calls, 5);
+    assert_eq!(plan.estimates.total.completion_tokens, 3 * 450 + 650 + 900);
+    assert_eq!(plan.steps.iter().find(|s| corpus.walk.units[s.unit].id == H).unwrap().model, "leaf-model");
+
+    let mut book = MemoryBook::default();
+    let fake = Fake::new();
+    let r = run_once(&m, &mut book, &fake, &options(), 4);
+    assert_eq!((r.counts.records, r.counts.llm, r.counts.template, r.counts.calls), (6, 5, 1, 5));
+    assert_eq!((r.counts.failed, r.counts.skipped, r.counts.reused), (0, 0, 0));
+    assert_eq!((r.usage.prompt_tokens, r.usage.completion_tokens), (500, 100));
+    assert!((r.usage.cost.unwrap() - 0.005).abs() < 1e-12);
+    let ids: Vec<&str> = book.sorted().iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, [F, G, "java:p/T.getTotal()", H, "java:p/T", "java:p"]);
+    assert_eq!(book.puts, ["java:p/T.getTotal()", H, G, F, "java:p/T", "java:p"].map(String::from));
+    let getter = &book.records["java:p/T.getTotal()"];
+    assert_eq!((getter.origin, getter.model.as_deref()), (Origin::Template, None));
+    assert!(getter.block.description().contains("`total`") && getter.block.description().contains("`T`"));
+    let h = &book.records[H];
+    assert_eq!(h.model.as_deref(), Some("leaf-model-served"));
+    assert_eq!(h.usage, Some(Usage { prompt_tokens: 100, completion_tokens: 20, cost: Some(0.001) }));
+    // f's prompt quotes g's fresh description.
+    let f_prompt = fake
+        .requests
+        .borrow()
+        .iter()
+        .find(|q| q.user.starts_with(&format!("# Unit: operation {F}")))
+        .unwrap()
+        .user
+        .clone();
+    assert!(f_prompt.contains(&format!("({G}): Explains {G}.")), "{f_prompt}");
+
+    // A second run: nothing to ask, same records.
+    let before = book.records.clone();
+    let again = Fake::new();
+    let r2 = run_once(&m, &mut book, &again, &options(), 4);
+    assert_eq!(again.count(), 0);
+    assert_eq!(r2.counts.reused, 5);
+    assert_eq!(book.records, before);
+
+    // A different leaf model re-explains the operations and their containers.
+    let other = PlanOptions { models: Models { leaf: "other".into(), rollup: "rollup-model".into() }, ..options() };
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    let plan = plan_run(&corpus, &slicer, &book, &other);
+    let llm: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| s.status == StepStatus::Llm)
+        .map(|s| corpus.walk.units[s.unit].id.as_str())
+        .collect();
+    assert_eq!(llm, [H, G, F, "java:p/T", "java:p"]);
+}
+
+#[test]
+fn concurrency_does_not_change_the_records() {
+    let m = model_with(false);
+    let (mut a, mut b) = (MemoryBook::default(), MemoryBook::default());
+    run_once(&m, &mut a, &Fake::new(), &options(), 1);
+    run_once(&m, &mut b, &Fake::new(), &options(), 4);
+    assert_eq!(a.records, b.records);
+}
+
+#[test]
+fn a_malformed_answer_is_repaired_once_then_fails() {
+    let m = model_with(false);
+    let mut book = MemoryBook::default();
+    let fake = Fake::new().with(H, vec![Script::Malformed]);
+    let r = run_once(&m, &mut book, &fake, &options(), 4);
+    assert_eq!(r.counts.calls, 6);
+    let second = fake
+        .requests
+        .borrow()
+        .iter()
+        .filter(|q| q.user.starts_with(&format!("# Unit: operation {H}")))
+        .nth(1)
+        .unwrap()
+        .user
+        .clone();
+    assert!(second.contains("## Your previous answer was not valid\n"), "{second}");
+    assert!(r.failures.is_empty());
+
+    let mut book = MemoryBook::default();
+    let fake = Fake::new().with(H, vec![Script::Malformed, Script::Malformed]);
+    let r = run_once(&m, &mut book, &fake, &options(), 4);
+    assert_eq!(r.counts.failed, 1);
+    assert!(!book.records.contains_key(H));
+    let f = &r.failures[0];
+    assert_eq!((f.id.as_str(), f.reason.kind, f.calls, f.attempts), (H, FailureKind::InvalidAnswer, 2, 1));
+    assert!(book.failures.contains_key(H), "the failure row is written at once");
+    let g_prompt = fake
+        .requests
+        .borrow()
+        .iter()
+        .find(|q| q.user.starts_with(&format!("# Unit: operation {G}")))
+        .unwrap()
+        .user
+        .clone();
+    assert!(g_prompt.contains(&format!("({H}): NOT EXPLAINED")));
+
+    // Next run: h is asked again (attempt 2 if it fails again); g is redone once h exists.
+    let fake2 = Fake::new();
+    let r2 = run_once(&m, &mut book, &fake2, &options(), 4);
+    assert!(r2.failures.is_empty());
+    assert!(book.records.contains_key(H) && book.failures.is_empty());
+    let asked: Vec<String> =
+        fake2.requests.borrow().iter().map(|q| q.user.lines().next().unwrap().to_owned()).collect();
+    assert!(asked.contains(&format!("# Unit: operation {H}")) && asked.contains(&format!("# Unit: operation {G}")));
+}
+
+#[test]
+fn a_fatal_status_aborts_and_429_does_not() {
+    let m = model_with(false);
+    let mut book = MemoryBook::default();
+    let fake = Fake::new().with(H, vec![Script::Fail(402)]);
+    let r = run_once(&m, &mut book, &fake, &options(), 4);
+    assert_eq!(fake.count(), 1);
+    let abort = r.aborted.expect("402 aborts");
+    assert_eq!(abort.unit, H);
+    assert_eq!(abort.reason.status, Some(402));
+    assert_eq!(abort.not_attempted, 4);
+    assert_eq!((r.counts.failed, r.counts.skipped, r.counts.template, r.counts.calls), (1, 4, 1, 1));
+    assert_eq!(r.failures.len(), 1, "units never reached get no failure record");
+    assert_eq!((r.failures[0].reason.kind, r.failures[0].calls), (FailureKind::Provider, 1));
+    assert_eq!(book.records.len(), 1, "only the getter");
+
+    let mut book = MemoryBook::default();
+    let fake = Fake::new().with(H, vec![Script::Fail(429)]);
+    let r = run_once(&m, &mut book, &fake, &options(), 4);
+    assert!(r.aborted.is_none());
+    assert_eq!(fake.count(), 5);
+    assert_eq!(r.counts.failed, 1);
+}
+
+#[test]
+fn a_cycle_is_one_call_and_its_usage_is_shared() {
+    let m = model_with(true);
+    let mut book = MemoryBook::default();
+    let r = run_once(&m, &mut book, &Fake::new(), &options(), 4);
+    assert_eq!(r.counts.calls, 3, "the cycle, T and P; the getter is templated");
+    for id in [F, G, H] {
+        let rec = &book.records[id];
+        assert_eq!(rec.scc.as_deref(), Some(&[F.to_owned(), G.to_owned(), H.to_owned()][..]));
+        assert_eq!(rec.usage.unwrap().prompt_tokens, 33);
+        assert_eq!(rec.level, Level::Operation);
+    }
+    assert_eq!(r.counts.llm, 5);
+    // The book answers fingerprints for every member.
+    assert!(book.fingerprint(G).is_some());
+}
+
+#[test]
+fn progress_lines_read_as_the_cli_prints_them() {
+    let e = insights::run::StepEvent {
+        done: 3,
+        total: 6,
+        level: Level::Operation,
+        unit_id: F.into(),
+        members: 3,
+        outcome: Outcome::Done {
+            calls: 1,
+            usage: Usage { prompt_tokens: 100, completion_tokens: 20, cost: None },
+            records: 3,
+        },
+    };
+    assert_eq!(e.line(), "[3/6] operation java:p/T.f() (+2 in cycle): 1 call, 100+20 tokens");
+}
