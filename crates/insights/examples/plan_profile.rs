@@ -3,8 +3,14 @@
 //! default options), timed per unit, then the units that cost the most.
 //!
 //! ```text
-//! cargo run --release -p insights --example plan_profile -- /tmp/fineract.jsonl [TOP]
+//! cargo run --release -p insights --example plan_profile -- /tmp/fineract.jsonl [TOP] [--walk-only]
 //! ```
+//!
+//! It also splits `Corpus::build` into graph + facts and units + walk (by
+//! building the graph and facts once more on their own), and prints the
+//! walk's shape: the largest units and how many dependency lines the packs
+//! list in all (a dependency that is a cycle lists every member), which is
+//! what planning time and memory grow with. `--walk-only` stops there.
 
 use insights::plan::PlanOptions;
 use insights::records::NoRecords;
@@ -21,8 +27,10 @@ struct Cost {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: plan_profile <model.jsonl> [TOP]");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let walk_only = args.iter().any(|a| a == "--walk-only");
+    let mut args = args.into_iter().filter(|a| a != "--walk-only");
+    let path = args.next().expect("usage: plan_profile <model.jsonl> [TOP] [--walk-only]");
     let top: usize = args.next().map(|s| s.parse().expect("TOP is a number")).unwrap_or(10);
     let t = Instant::now();
     let file = std::fs::File::open(&path).expect("open the model");
@@ -43,6 +51,25 @@ fn main() {
         corpus.walk.units.len(),
         corpus.walk.layers.len()
     );
+
+    let mut sizes: Vec<(usize, &str)> = corpus.walk.units.iter().map(|u| (u.members.len(), u.id.as_str())).collect();
+    sizes.sort_by_key(|&(n, _)| std::cmp::Reverse(n));
+    println!("largest units (members): {:?}", &sizes[..sizes.len().min(5)]);
+    let mut dep_lines = 0u64;
+    let mut chunked = 0u64;
+    for u in &corpus.walk.units {
+        for d in &u.deps {
+            dep_lines += corpus.walk.unit(d).map_or(1, |x| x.members.len()) as u64;
+        }
+        let chunks = u.members.len().div_ceil(12) as u64;
+        chunked += chunks * u.members.len() as u64;
+    }
+    println!(
+        "dependency lines over all packs: {dep_lines}; member lines over all cycle chunks (max-scc 12): {chunked}"
+    );
+    if walk_only {
+        return;
+    }
 
     let options = PlanOptions::default();
     let sources = sources::MemorySources::default();

@@ -107,16 +107,50 @@ pub struct ExplainArgs {
     /// Machine-readable output on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print to stderr, as each phase ends, `timing PHASE MS` (read, corpus,
+    /// plan.packs, plan.fingerprints, plan.prompts, plan.other, report, total).
+    #[arg(long)]
+    pub timings: bool,
+}
+
+/// `--timings`: wall-clock milliseconds per phase, printed as each one ends.
+struct Timings {
+    on: bool,
+    started: Instant,
+    last: Instant,
+}
+
+impl Timings {
+    fn new(on: bool) -> Timings {
+        let now = Instant::now();
+        Timings { on, started: now, last: now }
+    }
+
+    /// Ends the phase running since the previous call.
+    fn end(&mut self, phase: &str) {
+        let now = Instant::now();
+        if self.on {
+            eprintln!("timing {phase} {:.1} ms", (now - self.last).as_secs_f64() * 1e3);
+        }
+        self.last = now;
+    }
+
+    fn total(&self) {
+        if self.on {
+            eprintln!("timing total {:.1} ms", self.started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
 }
 
 use crate::Failure;
-use insights::plan::{plan_run, Models, PlanOptions};
+use insights::plan::{plan_run_observed, Models, PlanOptions, PlanPhase};
 use insights::records::NoRecords;
 use insights::report::{self, Prices};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
 use sources::{Archive, SourceFile, SourceReader};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Source files under a directory on disk (the CLI's own reader).
 struct DirSources {
@@ -215,11 +249,14 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
             ))
         }
     };
+    let mut timings = Timings::new(args.timings);
     let m = crate::input::read_model_file(&args.model).map_err(|e| Failure::Usage(e.to_string()))?;
+    timings.end("read");
     let view = analyzer::view::View::from_flags(args.internal_only, args.declared_only);
     let framework = args.framework.map(|Framework::Spring| analyzer::framework::Framework::Spring);
     let corpus =
         Corpus::build(&m, view, framework).map_err(|e| Failure::Usage(format!("{}: {e}", args.model.display())))?;
+    timings.end("corpus");
     let scope = if args.scope.is_empty() {
         None
     } else {
@@ -243,7 +280,22 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         scope,
     };
     let slicer = SourceSlicer::new(src.reader.as_ref(), args.max_lines);
-    let plan = plan_run(&corpus, &slicer, &NoRecords, &options);
+    timings.end("sources");
+    let mut spent = [Duration::ZERO; PlanPhase::ALL.len()];
+    let mut last = Instant::now();
+    let plan = plan_run_observed(&corpus, &slicer, &NoRecords, &options, &mut |phase| {
+        if args.timings {
+            let now = Instant::now();
+            spent[phase as usize] += now - last;
+            last = now;
+        }
+    });
+    timings.last = Instant::now();
+    if args.timings {
+        for phase in PlanPhase::ALL {
+            eprintln!("timing plan.{} {:.1} ms", phase.as_str(), spent[phase as usize].as_secs_f64() * 1e3);
+        }
+    }
     let misses = slicer.miss_reasons();
     if !misses.is_empty() && src.note.as_deref().is_none_or(|n| !n.contains("facts only")) {
         eprintln!(
@@ -261,6 +313,8 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         (false, false) => report::plan_text(&corpus.walk, &plan, &models, args.depth),
     };
     print!("{out}");
+    timings.end("report");
+    timings.total();
     if !m.findings().is_empty() {
         eprintln!(
             "warning: the model has {} finding(s); the walk was built anyway (see `codegraph-insights model check {}`)",
