@@ -1267,9 +1267,9 @@ pub mod synth {
                 s.push(' ');
             }
             if rng.chance(0.01) {
-                s.push_str(*rng.pick(ODD));
+                s.push_str(rng.pick::<&str>(ODD));
             } else {
-                s.push_str(*rng.pick(WORDS));
+                s.push_str(rng.pick::<&str>(WORDS));
             }
         }
         s
@@ -1328,7 +1328,7 @@ pub mod synth {
     pub fn block(level: Level, rng: &mut Rng) -> Block {
         match level {
             Level::Operation => {
-                let len = 18 + rng.below(40);
+                let len = 45 + rng.below(60);
                 Block::Operation(OperationBlock {
                     name: name(rng),
                     description: words(rng, len),
@@ -1350,7 +1350,7 @@ pub mod synth {
                 })
             }
             Level::Type => {
-                let len = 30 + rng.below(60);
+                let len = 70 + rng.below(100);
                 Block::Type(TypeBlock {
                     name: name(rng),
                     description: words(rng, len),
@@ -1383,7 +1383,7 @@ pub mod synth {
                 })
             }
             Level::Module => {
-                let len = 50 + rng.below(80);
+                let len = 110 + rng.below(120);
                 Block::Module(ModuleBlock {
                     name: name(rng),
                     description: words(rng, len),
@@ -1509,7 +1509,7 @@ pub mod synth {
             let pkg = rng.pick(WORDS).to_string();
             let ty = name(&mut rng);
             let (level, id) = if x < 0.865 {
-                let params = list(&mut rng, 3, |r| name(r)).join(",");
+                let params = list(&mut rng, 3, name).join(",");
                 (
                     Level::Operation,
                     format!("java:org/broadleafcommerce/core/{pkg}/{ty}{i}.{}({params})", name(&mut rng)),
