@@ -337,7 +337,8 @@ pub fn derive_framework_wiring(graph: &CodeGraph<'_>, profile: &'static Framewor
         };
         let Some(declared) = declared.filter(|&d| (d as usize) < graph.len()) else {
             diagnostics.unresolved_types += 1;
-            point.note = Some("declared type unknown: the model has no entity for it, so no candidate can be named".into());
+            point.note =
+                Some("declared type unknown: the model has no entity for it, so no candidate can be named".into());
             resolved.push(point);
             continue;
         };
