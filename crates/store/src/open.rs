@@ -1,0 +1,230 @@
+//! Opening a store (§16.2): identity pragmas, refusals, and the migration
+//! ladder on `user_version`.
+
+use std::path::Path;
+
+use insights::vocab::{INSIGHTS_APPLICATION_ID, INSIGHTS_DB_VERSION};
+use rusqlite::{Connection, OpenFlags};
+
+use crate::StoreError;
+
+/// The migration ladder: entry `i` takes a store from version `i` to `i + 1`.
+///
+/// **Append-only**: a shipped entry is never edited; a schema change is a
+/// new entry (and `INSIGHTS_DB_VERSION + 1`).
+pub const MIGRATIONS: &[&str] = &[
+    // 0 → 1: the tables of §16.3. Rowid tables (a WITHOUT ROWID b-tree keeps
+    // kilobyte rows in interior pages), but `meta`.
+    r#"
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE run (
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  pid INTEGER,
+  provider TEXT,
+  leaf TEXT NOT NULL,
+  rollup TEXT NOT NULL,
+  depth INTEGER NOT NULL,
+  llm INTEGER,
+  template INTEGER,
+  reused INTEGER,
+  failed INTEGER,
+  calls INTEGER,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  cost REAL,
+  aborted TEXT
+);
+
+CREATE TABLE insight (
+  id TEXT PRIMARY KEY,
+  level INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  name TEXT,
+  file TEXT,
+  key_lang TEXT,
+  key_module TEXT,
+  key_symbol TEXT,
+  key_disambiguator TEXT,
+  scc TEXT,
+  origin TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  model TEXT,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  cost REAL,
+  metadata TEXT,
+  block TEXT NOT NULL,
+  concept TEXT GENERATED ALWAYS AS (block ->> '$.concept') VIRTUAL,
+  confidence REAL GENERATED ALWAYS AS (block ->> '$.confidence') VIRTUAL,
+  run_id INTEGER REFERENCES run(id)
+);
+CREATE INDEX insight_concept ON insight(concept) WHERE concept IS NOT NULL;
+CREATE INDEX insight_run ON insight(run_id) WHERE run_id IS NOT NULL;
+
+CREATE TABLE failure (
+  id TEXT PRIMARY KEY,
+  level INTEGER NOT NULL,
+  members TEXT NOT NULL,
+  key_lang TEXT,
+  key_module TEXT,
+  key_symbol TEXT,
+  key_disambiguator TEXT,
+  model TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  reason_kind TEXT GENERATED ALWAYS AS (reason ->> '$.kind') VIRTUAL,
+  status INTEGER GENERATED ALWAYS AS (reason ->> '$.status') VIRTUAL,
+  attempts INTEGER NOT NULL,
+  calls INTEGER NOT NULL,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  cost REAL,
+  run_id INTEGER REFERENCES run(id)
+);
+"#,
+];
+
+const _: () = assert!(MIGRATIONS.len() == INSIGHTS_DB_VERSION as usize);
+
+/// Writer (migrates, WAL) or reader (`query_only`, never migrates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Writer,
+    Reader,
+}
+
+/// What the file says about itself.
+struct Identity {
+    version: u32,
+    tables: u32,
+    application_id: u32,
+}
+
+fn open_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    StoreError::Open { path: path.to_owned(), message: e.to_string() }
+}
+
+fn identity(path: &Path, conn: &Connection) -> Result<Identity, StoreError> {
+    let read = || -> rusqlite::Result<Identity> {
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        let application_id: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        Ok(Identity { version: version as u32, tables: tables as u32, application_id: application_id as u32 })
+    };
+    read().map_err(|e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => {
+            StoreError::NotSqlite { path: path.to_owned(), message: e.to_string() }
+        }
+        _ => open_error(path, e),
+    })
+}
+
+/// The open sequence of §16.2. Nothing is written before every refusal
+/// has been ruled out.
+pub(crate) fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
+    open_with(path, mode, MIGRATIONS)
+}
+
+pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Connection, StoreError> {
+    let current = ladder.len() as u32;
+    let flags = match mode {
+        Mode::Writer => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+        // An ordinary read-write handle made read-only by `query_only`: a
+        // read-only file handle can strand `-wal` / `-shm` files.
+        Mode::Reader => OpenFlags::SQLITE_OPEN_READ_WRITE,
+    } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
+    let id = identity(path, &conn)?;
+    if id.tables > 0 && id.application_id != INSIGHTS_APPLICATION_ID {
+        return Err(StoreError::Foreign { path: path.to_owned(), application_id: id.application_id });
+    }
+    if mode == Mode::Reader {
+        if id.tables == 0 {
+            return Err(StoreError::Empty { path: path.to_owned() });
+        }
+        if id.version < current {
+            return Err(StoreError::Older { path: path.to_owned(), version: id.version, current });
+        }
+    }
+    if id.version > current {
+        return Err(StoreError::Newer { path: path.to_owned(), version: id.version, current });
+    }
+    let pragma = |sql: &str| conn.execute_batch(sql).map_err(|e| open_error(path, e));
+    conn.busy_timeout(std::time::Duration::from_millis(5000)).map_err(|e| open_error(path, e))?;
+    if mode == Mode::Reader {
+        pragma("PRAGMA query_only = ON;")?;
+        return Ok(conn);
+    }
+    // WAL + NORMAL: commits survive a process crash without an fsync per
+    // unit. SQLite in WebAssembly (OPFS) has no WAL: there every commit is
+    // a rollback-journal transaction.
+    #[cfg(not(target_arch = "wasm32"))]
+    pragma("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+    pragma("PRAGMA foreign_keys = ON;")?;
+    for from in id.version..current {
+        migrate(&conn, from, ladder[from as usize]).map_err(|e| StoreError::Migration {
+            path: path.to_owned(),
+            from,
+            left_at: from,
+            message: e.to_string(),
+        })?;
+    }
+    Ok(conn)
+}
+
+/// One rung: in a `BEGIN IMMEDIATE` transaction, run the step and stamp
+/// the identity pragmas; rolled back on error.
+fn migrate(conn: &Connection, from: u32, step: &str) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = conn.execute_batch(step).and_then(|_| {
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {INSIGHTS_APPLICATION_ID}; PRAGMA user_version = {};",
+            from + 1
+        ))
+    });
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_rung_rolls_back_and_names_the_version_left_at() {
+        let dir = std::env::temp_dir().join(format!("store-ladder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ladder.db");
+        let _ = std::fs::remove_file(&path);
+        let ladder = ["CREATE TABLE a (x);", "CREATE TABLE b (y); INSERT INTO nowhere VALUES (1);"];
+        let err = open_with(&path, Mode::Writer, &ladder).unwrap_err();
+        match &err {
+            StoreError::Migration { from: 1, left_at: 1, .. } => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(err.to_string().contains("left at version 1"), "{err}");
+        let conn = Connection::open(&path).unwrap();
+        let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, 1);
+        let b: i64 = conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'b'", [], |r| r.get(0)).unwrap();
+        assert_eq!(b, 0, "the failed rung left nothing behind");
+        drop(conn);
+        // The ladder resumes where it stopped once the rung is fixed.
+        let fixed = ["CREATE TABLE a (x);", "CREATE TABLE b (y);"];
+        let conn = open_with(&path, Mode::Writer, &fixed).unwrap();
+        let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, 2);
+        drop(conn);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
