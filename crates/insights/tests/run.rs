@@ -141,10 +141,16 @@ fn run_once(
     let slicer = SourceSlicer::new(&src, 200);
     let plan = plan_run(&corpus, &slicer, book, plan_opts);
     let key_of = |_: &str| None;
-    let opts = RunOptions { concurrency, max_tokens: None, previous_failures: book.failures.clone(), key_of: &key_of };
     let lines = RefCell::new(Vec::new());
-    let result =
-        block_on(run(&corpus, &plan, plan_opts, &slicer, book, fake, &opts, &|e| lines.borrow_mut().push(e.line())));
+    let on_step = |e: &insights::run::StepEvent| lines.borrow_mut().push(e.line());
+    let opts = RunOptions {
+        concurrency,
+        max_tokens: None,
+        previous_failures: book.failures.clone(),
+        key_of: &key_of,
+        on_step: &on_step,
+    };
+    let result = block_on(run(&corpus, &plan, plan_opts, &slicer, book, fake, &opts));
     assert_eq!(lines.borrow().len(), plan.steps.len(), "one progress line per step");
     result
 }
