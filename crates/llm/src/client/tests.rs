@@ -1,0 +1,275 @@
+use super::*;
+use crate::fake::{chat_reply, FakeTransport};
+use crate::sleep::RecordingSleeper;
+use crate::transport::HttpResponse;
+use futures::executor::block_on;
+use insights::record::Usage;
+use serde_json::json;
+use std::rc::Rc;
+
+fn request() -> CompletionRequest {
+    CompletionRequest {
+        model: "openai/gpt-5.6-luna".into(),
+        system: "sys".into(),
+        user: "# Unit: operation a#b()\n".into(),
+        schema_name: "codegraph_operation".into(),
+        json_schema: json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false}),
+        max_tokens: None,
+    }
+}
+
+fn client(config: ProviderConfig) -> (LlmClient<FakeTransport, RecordingSleeper>, FakeTransport, RecordingSleeper) {
+    let t = FakeTransport::new();
+    let s = RecordingSleeper::new();
+    (LlmClient::new(config, t.clone(), s.clone()), t, s)
+}
+
+fn openrouter() -> ProviderConfig {
+    ProviderConfig::openrouter("sk-or-KEY")
+}
+
+fn ok_reply() -> HttpResponse {
+    let mut v = chat_reply(r#"{"ok":true}"#);
+    v["model"] = json!("openai/gpt-5.6-luna-2026");
+    v["usage"] = json!({"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120, "cost": 0.001});
+    HttpResponse::new(200, v.to_string())
+}
+
+#[test]
+fn openrouter_request_shape_and_no_key_in_body() {
+    let (c, t, _) = client(openrouter());
+    t.reply(ok_reply());
+    let done = block_on(c.complete(request())).unwrap();
+    assert_eq!(done.json, json!({"ok": true}));
+    assert_eq!(done.model, "openai/gpt-5.6-luna-2026");
+    assert_eq!(done.usage, Some(Usage { prompt_tokens: 100, completion_tokens: 20, cost: Some(0.001) }));
+    let sent = &t.requests()[0];
+    assert_eq!(sent.method, "POST");
+    assert_eq!(sent.url, "https://openrouter.ai/api/v1/chat/completions");
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-or-KEY"));
+    assert_eq!(sent.header("content-type"), Some("application/json"));
+    assert_eq!(sent.header("x-title"), Some("codegraph"));
+    assert!(!sent.body.contains("sk-or-KEY") && !sent.body.contains("apiKey"));
+    assert!(!sent.url.contains("KEY"));
+    let body = &t.bodies()[0];
+    assert_eq!(body["response_format"]["type"], "json_schema");
+    assert_eq!(body["response_format"]["json_schema"]["strict"], true);
+    assert_eq!(body["stream"], false);
+    assert!(body.get("max_tokens").is_none());
+    assert_eq!(c.name(), "openrouter");
+    assert_eq!(c.mode(), OutputMode::JsonSchema);
+    assert!(!format!("{c:?}").contains("sk-or-KEY"));
+    assert!(!format!("{sent:?}").contains("sk-or-KEY"));
+}
+
+#[test]
+fn max_tokens_only_when_set() {
+    let (c, t, _) = client(openrouter());
+    t.reply(ok_reply());
+    block_on(c.complete(CompletionRequest { max_tokens: Some(16384), ..request() })).unwrap();
+    assert_eq!(t.bodies()[0]["max_tokens"], 16384);
+}
+
+#[test]
+fn cloudflare_rest_route() {
+    let (c, t, s) = client(ProviderConfig::cloudflare("cf-TOKEN", "acc-1", Some("gw")));
+    t.reply(HttpResponse::new(429, r#"{"errors":[{"message":"slow down"}]}"#).with_header("retry-after", "2"));
+    let mut v = chat_reply("{}");
+    v.as_object_mut().unwrap().remove("model");
+    t.reply(HttpResponse::new(200, v.to_string()));
+    let done = block_on(c.complete(request())).unwrap();
+    assert_eq!(done.model, "openai/gpt-5.6-luna");
+    assert_eq!(done.usage, Some(Usage { prompt_tokens: 10, completion_tokens: 5, cost: None }));
+    assert_eq!(s.slept(), [2000]);
+    let sent = t.requests();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0].body, sent[1].body);
+    assert_eq!(sent[0].url, "https://api.cloudflare.com/client/v4/accounts/acc-1/ai/v1/chat/completions");
+    assert_eq!(sent[0].header("cf-aig-gateway-id"), Some("gw"));
+    assert_eq!(c.name(), "cloudflare/gw");
+}
+
+#[test]
+fn http_errors_quote_the_provider() {
+    let (c, t, s) = client(ProviderConfig::cloudflare("t", "a", None));
+    t.reply(HttpResponse::new(401, r#"{"errors":[{"message":"Authentication error"}],"success":false}"#));
+    let e = block_on(c.complete(request())).unwrap_err();
+    assert_eq!((e.status, e.retryable), (Some(401), Some(false)));
+    assert!(e.message.contains("HTTP 401") && e.message.contains("Authentication error"), "{}", e.message);
+    assert_eq!(t.count(), 1);
+    assert!(s.slept().is_empty());
+}
+
+#[test]
+fn fatal_statuses_are_not_retried() {
+    for status in [401, 402, 403, 400, 404] {
+        let (c, t, _) = client(openrouter());
+        t.reply(
+            HttpResponse::new(status, r#"{"error":{"code":402,"message":"Insufficient credits"}}"#)
+                .with_header("Retry-After", "3"),
+        );
+        let e = block_on(c.call(&request())).unwrap_err();
+        assert_eq!(e.status, Some(status));
+        assert!(!e.retryable);
+        assert_eq!(e.is_fatal(), [401, 402, 403].contains(&status));
+        assert_eq!(t.count(), 1, "{status}");
+    }
+}
+
+#[test]
+fn retries_network_errors_and_5xx_then_gives_up_with_the_last() {
+    let (c, t, s) = client(openrouter());
+    t.fail("connection reset");
+    t.reply(HttpResponse::new(503, "upstream down"));
+    t.reply(ok_reply());
+    assert!(block_on(c.call(&request())).is_ok());
+    assert_eq!(s.slept(), [1000, 2000]);
+
+    let (c, t, s) = client(openrouter());
+    t.respond_with(|_, n| Ok(HttpResponse::new(500, format!("{{\"error\":\"boom {n}\"}}"))));
+    let e = block_on(c.call(&request())).unwrap_err();
+    assert_eq!(t.count(), 6);
+    assert_eq!(s.slept(), [1000, 2000, 4000, 8000, 16000]);
+    assert_eq!(e.message, "OpenRouter: HTTP 500: boom 6");
+    assert!(e.retryable);
+
+    let (c, t, _) = client(openrouter());
+    t.respond_with(|_, _| Err(crate::transport::TransportError::new("dns failure")));
+    let e = block_on(c.call(&request())).unwrap_err();
+    assert_eq!((e.status, e.retryable, t.count()), (None, true, 6));
+    assert!(e.message.starts_with("OpenRouter: ") && e.message.contains("dns failure"));
+}
+
+#[test]
+fn retry_notices_and_policy() {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let log = seen.clone();
+    let t = FakeTransport::new();
+    let c = LlmClient::new(openrouter(), t.clone(), RecordingSleeper::new())
+        .with_retry(RetryPolicy { attempts: 2, base_ms: 5, max_ms: 100 })
+        .on_retry(move |n| log.borrow_mut().push((n.attempt, n.wait_ms, n.error.status)));
+    t.respond_with(|_, _| Ok(HttpResponse::new(429, "")));
+    let e = block_on(c.call(&request())).unwrap_err();
+    assert_eq!(e.message, "OpenRouter: HTTP 429");
+    assert_eq!(*seen.borrow(), [(1, 5, Some(429))]);
+}
+
+#[test]
+fn retry_after_date_uses_the_clock() {
+    let t = FakeTransport::new();
+    let s = RecordingSleeper::new();
+    let c = LlmClient::new(openrouter(), t.clone(), s.clone()).with_clock(|| 1_700_000_000_000);
+    t.reply(HttpResponse::new(503, "").with_header("Retry-After", "Tue, 14 Nov 2023 22:13:32 GMT"));
+    t.reply(ok_reply());
+    block_on(c.call(&request())).unwrap();
+    assert_eq!(s.slept(), [12_000]);
+}
+
+#[test]
+fn parse_failures_are_final() {
+    let (c, t, _) = client(openrouter());
+    t.reply(HttpResponse::new(200, "<html>gateway</html>"));
+    let e = block_on(c.complete(request())).unwrap_err();
+    assert!(e.message.contains("not JSON") && e.message.contains("<html>gateway</html>"), "{}", e.message);
+    assert_eq!((e.status, e.retryable, t.count()), (None, Some(false), 1));
+
+    let (c, t, _) = client(openrouter());
+    t.reply_content("I think the answer is 42");
+    let e = block_on(c.complete(request())).unwrap_err();
+    assert!(e.message.contains("not JSON"));
+    assert_eq!(t.count(), 1);
+
+    let (c, t, _) = client(openrouter());
+    let mut cut = chat_reply(r#"{"name": "Add ite"#);
+    cut["choices"][0]["finish_reason"] = json!("length");
+    t.reply_json(&cut);
+    let e = block_on(c.complete(request())).unwrap_err();
+    assert!(e.message.contains("cut at max_tokens") && e.message.contains("after 5 completion tokens"));
+    assert_eq!((e.status, e.retryable, t.count()), (None, Some(false), 1));
+}
+
+#[test]
+fn a_200_with_an_error_object() {
+    let (c, t, _) = client(openrouter());
+    t.reply(HttpResponse::new(200, r#"{"error":{"code":502,"message":"provider returned error"}}"#));
+    t.reply(ok_reply());
+    assert!(block_on(c.call(&request())).is_ok());
+    assert_eq!(t.count(), 2);
+}
+
+fn refuse(what: &str) -> HttpResponse {
+    HttpResponse::new(
+        400,
+        format!(
+            r#"{{"error":{{"message":"Invalid parameter: 'response_format' of type '{what}' is not supported with this model."}}}}"#
+        ),
+    )
+}
+
+#[test]
+fn structured_output_falls_back_and_remembers() {
+    let (c, t, _) = client(ProviderConfig::openai_compatible("http://127.0.0.1:1/v1", None).unwrap());
+    t.reply(refuse("json_schema"));
+    t.reply(refuse("json_object"));
+    t.reply(ok_reply());
+    t.reply(ok_reply());
+    block_on(c.call(&request())).unwrap();
+    assert_eq!(c.mode(), OutputMode::PromptOnly);
+    let bodies = t.bodies();
+    assert_eq!(bodies[0]["response_format"]["type"], "json_schema");
+    assert_eq!(bodies[1]["response_format"]["type"], "json_object");
+    assert!(bodies[1]["messages"][0]["content"].as_str().unwrap().contains("## Answer format"));
+    assert!(bodies[2].get("response_format").is_none());
+    // The next request for the same model starts where the last one ended.
+    block_on(c.call(&request())).unwrap();
+    assert_eq!(t.count(), 4);
+    assert!(t.bodies()[3].get("response_format").is_none());
+    assert_eq!(c.mode_for("openai/gpt-5.6-luna"), OutputMode::PromptOnly);
+    // Another model starts over.
+    assert_eq!(c.mode_for("other/model"), OutputMode::JsonSchema);
+}
+
+#[test]
+fn json_object_is_enough_for_some() {
+    let (c, t, _) = client(openrouter());
+    t.reply(refuse("json_schema"));
+    t.reply(ok_reply());
+    block_on(c.call(&request())).unwrap();
+    assert_eq!(c.mode(), OutputMode::JsonObject);
+    assert_eq!(t.count(), 2);
+}
+
+#[test]
+fn other_400s_do_not_fall_back_and_forced_modes_never_do() {
+    let (c, t, _) = client(openrouter());
+    t.reply(HttpResponse::new(400, r#"{"error":{"message":"model not found"}}"#));
+    assert_eq!(block_on(c.call(&request())).unwrap_err().status, Some(400));
+    assert_eq!((t.count(), c.mode()), (1, OutputMode::JsonSchema));
+
+    let (c, t, _) = client(openrouter());
+    let c = c.with_mode(OutputMode::JsonSchema);
+    t.reply(refuse("json_schema"));
+    assert_eq!(block_on(c.call(&request())).unwrap_err().status, Some(400));
+    assert_eq!(t.count(), 1);
+
+    let (c, t, _) = client(openrouter());
+    let c = c.with_mode(OutputMode::PromptOnly);
+    assert_eq!(c.mode(), OutputMode::PromptOnly);
+    t.reply(ok_reply());
+    block_on(c.call(&request())).unwrap();
+    assert!(t.bodies()[0].get("response_format").is_none());
+
+    let (c, t, _) = client(openrouter());
+    t.reply(refuse("json_schema")).reply(refuse("json_object")).reply(refuse("prompt"));
+    let e = block_on(c.call(&request())).unwrap_err();
+    assert_eq!((e.status, t.count()), (Some(400), 3));
+}
+
+#[test]
+fn calls_overlap_on_one_client() {
+    let (c, t, _) = client(openrouter());
+    t.respond_with(|_, _| Ok(ok_reply()));
+    let (a, b) = block_on(futures::future::join(c.complete(request()), c.complete(request())));
+    assert!(a.is_ok() && b.is_ok());
+    assert_eq!(t.count(), 2);
+}

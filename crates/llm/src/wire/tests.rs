@@ -1,0 +1,165 @@
+use super::*;
+use serde_json::json;
+
+fn request(max_tokens: Option<u32>) -> CompletionRequest {
+    CompletionRequest {
+        model: "openai/gpt-5.6-luna".into(),
+        system: "You explain code.".into(),
+        user: "# Unit: operation java:a/B#c()\n".into(),
+        schema_name: "codegraph_operation".into(),
+        json_schema: json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"], "additionalProperties": false}),
+        max_tokens,
+    }
+}
+
+#[test]
+fn json_schema_body_shape() {
+    let body = request_body(&request(None), OutputMode::JsonSchema);
+    assert!(body.starts_with(r##"{"model":"openai/gpt-5.6-luna","messages":[{"role":"system","content":"You explain code."},{"role":"user","content":"# Unit: operation java:a/B#c()\n"}],"response_format":{"type":"json_schema","json_schema":{"name":"codegraph_operation","strict":true,"schema":"##), "{body}");
+    assert!(body.ends_with(r#""temperature":0.0,"stream":false}"#), "{body}");
+    assert!(!body.contains("max_tokens"));
+    let v: Value = serde_json::from_str(&request_body(&request(Some(4096)), OutputMode::JsonSchema)).unwrap();
+    assert_eq!(v["max_tokens"], 4096);
+    assert_eq!(v["temperature"], 0.0);
+    assert_eq!(v["response_format"]["json_schema"]["schema"]["required"], json!(["name"]));
+    assert!(v.get("reasoning").is_none() && v.get("reasoning_effort").is_none());
+}
+
+#[test]
+fn weaker_modes_put_the_schema_in_the_system_message() {
+    let v: Value = serde_json::from_str(&request_body(&request(None), OutputMode::JsonObject)).unwrap();
+    assert_eq!(v["response_format"], json!({"type": "json_object"}));
+    let system = v["messages"][0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You explain code.\n\n## Answer format\n"));
+    assert!(system.contains("codegraph_operation") && system.contains("\"additionalProperties\": false"));
+    let v: Value = serde_json::from_str(&request_body(&request(None), OutputMode::PromptOnly)).unwrap();
+    assert!(v.get("response_format").is_none());
+    assert!(v["messages"][0]["content"].as_str().unwrap().contains("JSON Schema"));
+    assert_eq!(v["messages"][1]["content"], "# Unit: operation java:a/B#c()\n");
+}
+
+#[test]
+fn modes() {
+    assert_eq!(OutputMode::JsonSchema.fallback(), Some(OutputMode::JsonObject));
+    assert_eq!(OutputMode::JsonObject.fallback(), Some(OutputMode::PromptOnly));
+    assert_eq!(OutputMode::PromptOnly.fallback(), None);
+    for m in OutputMode::ALL {
+        assert_eq!(OutputMode::parse(m.as_str()), Some(m));
+    }
+}
+
+fn reply(content: Value, finish: &str) -> Value {
+    json!({
+        "model": "openai/gpt-5.6-luna-2026",
+        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150, "cost": 0.0021,
+                  "prompt_tokens_details": {"cached_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 0}}
+    })
+}
+
+#[test]
+fn parses_a_string_content_with_usage_and_served_model() {
+    let r = parse_reply(&reply(json!(r#"{"name":"x"}"#), "stop"), "openai/gpt-5.6-luna").unwrap();
+    assert_eq!(r.json, json!({"name": "x"}));
+    assert_eq!(r.text, r#"{"name":"x"}"#);
+    assert_eq!(r.model, "openai/gpt-5.6-luna-2026");
+    assert_eq!(r.usage, Some(Usage { prompt_tokens: 120, completion_tokens: 30, cost: Some(0.0021) }));
+}
+
+#[test]
+fn joins_content_parts_and_reads_camel_case() {
+    let v = json!({
+        "choices": [{"message": {"content": [{"type": "text", "text": "{\"na"}, {"type": "text", "text": "me\":1}"}]}, "finishReason": "stop"}],
+        "usage": {"promptTokens": 7, "completionTokens": 3}
+    });
+    let r = parse_reply(&v, "m/asked").unwrap();
+    assert_eq!(r.json, json!({"name": 1}));
+    assert_eq!(r.model, "m/asked");
+    assert_eq!(r.usage, Some(Usage { prompt_tokens: 7, completion_tokens: 3, cost: None }));
+}
+
+#[test]
+fn usage_needs_both_numbers() {
+    assert_eq!(usage_of(&json!({"usage": {"prompt_tokens": 1}})), None);
+    assert_eq!(usage_of(&json!({"usage": {"prompt_tokens": "1", "completion_tokens": 2}})), None);
+    assert_eq!(usage_of(&json!({})), None);
+    assert_eq!(
+        usage_of(&json!({"usage": {"prompt_tokens": 1, "completion_tokens": 2, "cost": "0.1"}})),
+        Some(Usage { prompt_tokens: 1, completion_tokens: 2, cost: None })
+    );
+}
+
+#[test]
+fn fences_are_stripped() {
+    for text in ["```json\n{\"a\":1}\n```", "```\n{\"a\":1}\n```", "  ```JSON\n{\"a\":1}```  "] {
+        let r = parse_reply(&reply(json!(text), "stop"), "m").unwrap();
+        assert_eq!(r.json, json!({"a": 1}), "{text}");
+    }
+    assert_eq!(strip_fence("```python\n{}\n```"), "```python\n{}\n```");
+    assert_eq!(strip_fence("{\"a\":1}"), "{\"a\":1}");
+}
+
+#[test]
+fn cut_answers_say_so() {
+    let e = parse_reply(&reply(json!(""), "length"), "m").unwrap_err();
+    assert_eq!((e.status, e.retryable), (None, false));
+    assert!(e.message.contains("cut at max_tokens"), "{}", e.message);
+    assert!(e.message.contains("after 30 completion tokens") && e.message.contains("finish_reason \"length\""));
+    assert!(e.message.contains("raise"));
+    let e = parse_reply(&reply(json!("{\"name\": \"trunc"), "length"), "m").unwrap_err();
+    assert!(e.message.contains("cut at max_tokens"));
+    let mut no_usage = reply(json!("{\"na"), "length");
+    no_usage.as_object_mut().unwrap().remove("usage");
+    let e = parse_reply(&no_usage, "m").unwrap_err();
+    assert!(e.message.contains("cut at max_tokens") && !e.message.contains("completion tokens"), "{}", e.message);
+    // A complete document is accepted even when the reason is "length".
+    assert_eq!(parse_reply(&reply(json!("{\"a\":1}"), "length"), "m").unwrap().json, json!({"a": 1}));
+}
+
+#[test]
+fn refusal_empty_and_non_json_are_final() {
+    let mut refused = reply(Value::Null, "stop");
+    refused["choices"][0]["message"]["refusal"] = json!("I can't help with that.");
+    let e = parse_reply(&refused, "m").unwrap_err();
+    assert!(e.message.contains("refused") && e.message.contains("I can't help with that."));
+    assert!(!e.retryable && e.status.is_none());
+    let e = parse_reply(&reply(json!("   \n"), "stop"), "m").unwrap_err();
+    assert!(e.message.contains("no content") && !e.retryable);
+    let e = parse_reply(&json!({"choices": []}), "m").unwrap_err();
+    assert!(e.message.contains("no content"));
+    let long = format!("Sure! {}", "x".repeat(500));
+    let e = parse_reply(&reply(json!(long), "stop"), "m").unwrap_err();
+    assert!(e.message.contains("not JSON") && !e.retryable && e.status.is_none());
+    assert!(e.message.ends_with(first_chars(&long, 200)));
+    assert!(!e.message.contains(&long[..201]));
+}
+
+#[test]
+fn error_details() {
+    assert_eq!(error_detail(r#"{"errors":[{"message":"a"},{"message":"b"}]}"#).as_deref(), Some("a; b"));
+    assert_eq!(error_detail(r#"{"error":"bad key"}"#).as_deref(), Some("bad key"));
+    assert_eq!(
+        error_detail(r#"{"error":{"code":429,"message":"Rate limit exceeded","metadata":{}}}"#).as_deref(),
+        Some("Rate limit exceeded")
+    );
+    let html = format!("<html>{}</html>", "y".repeat(400));
+    assert_eq!(error_detail(&html).unwrap(), first_chars(&html, 200));
+    assert_eq!(error_detail("  "), None);
+    assert_eq!(first_chars("ééé", 2), "éé");
+}
+
+#[test]
+fn retry_after_values() {
+    let now = 1_700_000_000_000;
+    assert_eq!(retry_after_ms(Some("2"), now), Some(2000));
+    assert_eq!(retry_after_ms(Some("0.5"), now), Some(500));
+    assert_eq!(retry_after_ms(Some("1.0004"), now), Some(1000));
+    assert_eq!(retry_after_ms(Some("-3"), now), Some(0));
+    assert_eq!(retry_after_ms(Some(""), now), None);
+    assert_eq!(retry_after_ms(None, now), None);
+    assert_eq!(retry_after_ms(Some("soon"), now), None);
+    assert_eq!(retry_after_ms(Some("inf"), now), None);
+    // 1_700_000_012_000 ms = Tue, 14 Nov 2023 22:13:32 GMT
+    assert_eq!(retry_after_ms(Some("Tue, 14 Nov 2023 22:13:32 GMT"), now), Some(12_000));
+    assert_eq!(retry_after_ms(Some("Tue, 14 Nov 2023 22:13:00 GMT"), now), Some(0));
+}
