@@ -1,7 +1,7 @@
 //! The page: a Leptos CSR app that starts the dedicated Worker and shows
 //! what it says. It renders only; the model lives in the Worker.
 
-use crate::protocol::{FromWorker, LoadError, ModelSummary, ToWorker, PROTOCOL_VERSION};
+use crate::protocol::{FromWorker, LoadError, ModelSummary, PlanSummary, ToWorker, PROTOCOL_VERSION};
 use crate::wire;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -25,19 +25,39 @@ enum Load {
     Failed(LoadError),
 }
 
-/// `?model=URL` from the page address, if any.
-fn model_param() -> Option<String> {
+/// Where planning the loaded model stands (`?plan=1`).
+#[derive(Clone, Debug, PartialEq)]
+enum Planning {
+    Idle,
+    Running,
+    Planned(PlanSummary),
+    Failed(String),
+}
+
+/// A parameter of the page address, if present and not empty.
+fn url_param(name: &str) -> Option<String> {
     let search = web_sys::window()?.location().search().ok()?;
     let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    params.get("model").filter(|s| !s.is_empty())
+    params.get(name).filter(|s| !s.is_empty())
+}
+
+/// `?model=URL` from the page address, if any.
+fn model_param() -> Option<String> {
+    url_param("model")
+}
+
+/// `?plan=1`: plan the model once it is loaded.
+fn plan_param() -> bool {
+    url_param("plan").is_some_and(|v| v != "0")
 }
 
 #[component]
 fn App() -> impl IntoView {
     let (status, set_status) = signal(String::from("starting worker…"));
     let (load, set_load) = signal(Load::Idle);
+    let (planning, set_planning) = signal(Planning::Idle);
 
-    match spawn_worker(set_status, set_load, model_param()) {
+    match spawn_worker(set_status, set_load, set_planning, model_param(), plan_param()) {
         Ok(worker) => {
             // The page keeps the worker for its whole life.
             std::mem::forget(worker);
@@ -53,6 +73,7 @@ fn App() -> impl IntoView {
             </p>
             <p id="worker-status" class="status" data-testid="worker-status">{status}</p>
             <ModelStatus load=load />
+            <PlanStatus planning=planning />
         </main>
     }
 }
@@ -100,10 +121,45 @@ fn ModelStatus(load: ReadSignal<Load>) -> impl IntoView {
     }
 }
 
+#[component]
+fn PlanStatus(planning: ReadSignal<Planning>) -> impl IntoView {
+    move || match planning.get() {
+        Planning::Idle => ().into_any(),
+        Planning::Running => view! {
+            <section id="plan-status" data-state="planning">
+                <p>"planning the model…"</p>
+            </section>
+        }
+        .into_any(),
+        Planning::Planned(s) => view! {
+            <section
+                id="plan-status"
+                data-state="planned"
+                data-millis=s.millis.to_string()
+                data-wasm-memory=s.wasm_memory_bytes.to_string()
+                data-units=s.units.to_string()
+                data-calls=s.calls.to_string()
+            >
+                <p>{s.describe()}</p>
+            </section>
+        }
+        .into_any(),
+        Planning::Failed(message) => view! {
+            <section id="plan-status" class="error" role="alert" data-state="failed">
+                <p>"The model could not be planned."</p>
+                <p class="error-text">{message}</p>
+            </section>
+        }
+        .into_any(),
+    }
+}
+
 fn spawn_worker(
     set_status: WriteSignal<String>,
     set_load: WriteSignal<Load>,
+    set_planning: WriteSignal<Planning>,
     model_url: Option<String>,
+    plan: bool,
 ) -> Result<Worker, String> {
     let worker = Worker::new(WORKER_URL).map_err(|e| format!("{e:?}"))?;
 
@@ -128,7 +184,19 @@ fn spawn_worker(
             }
             Ok(FromWorker::Error { message }) => set_status.set(format!("worker error: {message}")),
             Ok(FromWorker::LoadProgress { bytes, total }) => set_load.set(Load::Reading { bytes, total }),
-            Ok(FromWorker::ModelLoaded { summary }) => set_load.set(Load::Loaded(summary)),
+            Ok(FromWorker::ModelLoaded { summary }) => {
+                set_load.set(Load::Loaded(summary));
+                if plan {
+                    set_planning.set(Planning::Running);
+                    if let Err(e) = wire::to_js(&ToWorker::PlanModel)
+                        .and_then(|m| sender.post_message(&m).map_err(|e| format!("{e:?}")))
+                    {
+                        set_planning.set(Planning::Failed(format!("cannot ask the worker: {e}")));
+                    }
+                }
+            }
+            Ok(FromWorker::Planned { summary }) => set_planning.set(Planning::Planned(summary)),
+            Ok(FromWorker::PlanFailed { message }) => set_planning.set(Planning::Failed(message)),
             Ok(FromWorker::ModelFailed { error }) => set_load.set(Load::Failed(error)),
             Err(e) => set_status.set(format!("unreadable worker message: {e}")),
         }
@@ -138,6 +206,12 @@ fn spawn_worker(
 
     let onerror = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
         set_status.set(format!("worker error: {}", ev.message()));
+        // A trap while planning (e.g. wasm memory exhausted) ends the plan too.
+        set_planning.update(|p| {
+            if *p == Planning::Running {
+                *p = Planning::Failed(format!("the worker failed: {}", ev.message()));
+            }
+        });
     });
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
     onerror.forget();

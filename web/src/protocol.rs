@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -23,6 +23,11 @@ pub enum ToWorker {
     /// [`FromWorker::LoadProgress`]s, then [`FromWorker::ModelLoaded`] or
     /// [`FromWorker::ModelFailed`].
     LoadModelUrl { url: String },
+    /// Plan a run over the loaded model as `codegraph-insights explain MODEL
+    /// --dry-run` does with no flags (default options, no source, no
+    /// records); answered by [`FromWorker::Planned`] or
+    /// [`FromWorker::PlanFailed`]. The plan is dropped once summarised.
+    PlanModel,
 }
 
 /// Worker -> Page.
@@ -40,6 +45,40 @@ pub enum FromWorker {
     ModelLoaded { summary: ModelSummary },
     /// A model could not be read; nothing of it is kept.
     ModelFailed { error: LoadError },
+    /// The loaded model was planned.
+    Planned { summary: PlanSummary },
+    /// The model could not be planned (none loaded, or the walk failed).
+    PlanFailed { message: String },
+}
+
+/// What the page shows about a dry-run plan (the figures of
+/// `explain --dry-run --json`'s totals, and what planning cost).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanSummary {
+    pub units: u64,
+    pub layers: u64,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Wall time of building the corpus (facts, units, walk) and planning, in milliseconds.
+    pub millis: f64,
+    /// Size of the worker's wasm memory after planning (also its peak so far).
+    pub wasm_memory_bytes: u64,
+}
+
+impl PlanSummary {
+    /// The page's one-line description of a plan.
+    pub fn describe(&self) -> String {
+        format!(
+            "plan: {} units in {} layers, {} calls, {} prompt + {} completion tokens (estimated), planned in {:.2} s",
+            self.units,
+            self.layers,
+            self.calls,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.millis / 1000.0
+        )
+    }
 }
 
 /// What the page shows about a loaded model (never the model itself).
@@ -136,6 +175,9 @@ pub fn handle(msg: ToWorker) -> FromWorker {
         ToWorker::LoadModelUrl { .. } => {
             FromWorker::Error { message: "loading is asynchronous and handled by the worker itself".into() }
         }
+        ToWorker::PlanModel => {
+            FromWorker::PlanFailed { message: "planning needs the model, which only the worker holds".into() }
+        }
     }
 }
 
@@ -180,6 +222,34 @@ mod tests {
         assert_eq!(
             s.describe(),
             "model.jsonl: 16 files, 179 entities, 188 edges (19 corpus types, 20 stub types, 3 modules), read in 1.50 s"
+        );
+    }
+
+    #[test]
+    fn plan_messages_round_trip() {
+        let json = serde_json::to_value(ToWorker::PlanModel).unwrap();
+        assert_eq!(json, serde_json::json!({"type": "plan_model"}));
+        let back: ToWorker = serde_json::from_value(json).unwrap();
+        assert_eq!(back, ToWorker::PlanModel);
+        let summary = PlanSummary {
+            units: 77,
+            layers: 9,
+            calls: 68,
+            prompt_tokens: 40_000,
+            completion_tokens: 20_000,
+            millis: 1250.0,
+            wasm_memory_bytes: 3 << 20,
+        };
+        for msg in [FromWorker::Planned { summary: summary.clone() }, FromWorker::PlanFailed { message: "x".into() }] {
+            let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+            assert_eq!(back, msg);
+        }
+        let json = serde_json::to_value(FromWorker::Planned { summary: summary.clone() }).unwrap();
+        assert_eq!(json["type"], "planned");
+        assert_eq!(json["summary"]["wasm_memory_bytes"], 3 << 20);
+        assert_eq!(
+            summary.describe(),
+            "plan: 77 units in 9 layers, 68 calls, 40000 prompt + 20000 completion tokens (estimated), planned in 1.25 s"
         );
     }
 

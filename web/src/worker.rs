@@ -1,7 +1,7 @@
 //! The dedicated Worker: owns all state; talks to the page only through
 //! [`crate::protocol`] messages.
 
-use crate::protocol::{self, FromWorker, LoadError, ModelSummary, ToWorker};
+use crate::protocol::{self, FromWorker, LoadError, ModelSummary, PlanSummary, ToWorker};
 use crate::wire;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -29,6 +29,13 @@ pub fn start() {
                     };
                     post(&scope, &answer);
                 });
+            }
+            Ok(ToWorker::PlanModel) => {
+                let answer = match plan_loaded() {
+                    Ok(summary) => FromWorker::Planned { summary },
+                    Err(message) => FromWorker::PlanFailed { message },
+                };
+                post(&reply_scope, &answer);
             }
             Ok(msg) => post(&reply_scope, &protocol::handle(msg)),
             Err(e) => post(&reply_scope, &FromWorker::Error { message: format!("unreadable message: {e}") }),
@@ -106,4 +113,39 @@ async fn load_url(scope: &DedicatedWorkerGlobalScope, url: &str) -> Result<Model
     let summary = ModelSummary::of(&model, &name, bytes, millis, wasm_memory_bytes());
     MODEL.with(|m| *m.borrow_mut() = Some(model));
     Ok(summary)
+}
+
+/// Plans the loaded model exactly as `codegraph-insights explain MODEL
+/// --dry-run` does with no flags: all entities, no framework, default plan
+/// options, no source and no records. Corpus and plan are dropped here.
+fn plan_loaded() -> Result<PlanSummary, String> {
+    use insights::plan::{plan_run, PlanOptions};
+    use insights::records::NoRecords;
+    use insights::slice::SourceSlicer;
+    use insights::units::Corpus;
+
+    let started = js_sys::Date::now();
+    MODEL.with(|m| {
+        let m = m.borrow();
+        let model = m.as_ref().ok_or("no model is loaded: load one with ?model=URL first")?;
+        let view = analyzer::view::View::from_flags(false, false);
+        let corpus = Corpus::build(model, view, None).map_err(|e| e.to_string())?;
+        let options = PlanOptions::default();
+        let source = sources::MemorySources::default();
+        let slicer = SourceSlicer::new(&source, options.max_lines);
+        let plan = plan_run(&corpus, &slicer, &NoRecords, &options);
+        let total = plan.estimates.total;
+        let summary = PlanSummary {
+            units: corpus.walk.units.len() as u64,
+            layers: corpus.walk.layers.len() as u64,
+            calls: total.calls,
+            prompt_tokens: total.prompt_tokens,
+            completion_tokens: total.completion_tokens,
+            millis: js_sys::Date::now() - started,
+            wasm_memory_bytes: wasm_memory_bytes(),
+        };
+        drop(plan);
+        drop(corpus);
+        Ok(summary)
+    })
 }
