@@ -1,0 +1,129 @@
+#![allow(dead_code)]
+//! Helpers shared by the store tests: temp dirs and hand-made records.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use insights::blocks::{Block, BoundedContextHint};
+use insights::record::{FailureReason, FailureRecord, InsightRecord, SidecarHeader, Trailer, TrailerCounts, Usage};
+use insights::sidecar::synth;
+use insights::vocab::{DomainConcept, FailureKind, Level, OperationOwner};
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "store-test-{}-{tag}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+    /// File names in the directory, sorted.
+    pub fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn bytes(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap()
+}
+
+pub fn header() -> SidecarHeader {
+    synth::header()
+}
+
+pub fn seed_of(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// A realistic record for `id` (deterministic in the id).
+pub fn rec(id: &str, level: Level) -> InsightRecord {
+    let mut rng = synth::Rng(seed_of(id));
+    let mut r = synth::record(id.to_owned(), level, &mut rng);
+    r.scc = None;
+    r.usage = None;
+    r
+}
+
+/// An operation record with this owner and description.
+pub fn op(id: &str, owner: OperationOwner, description: &str) -> InsightRecord {
+    let mut r = rec(id, Level::Operation);
+    if let Block::Operation(b) = &mut r.block {
+        b.owner = owner;
+        b.description = description.into();
+    }
+    r
+}
+
+/// A type record with this concept, confidence and description.
+pub fn ty(id: &str, concept: DomainConcept, confidence: f64, description: &str) -> InsightRecord {
+    let mut r = rec(id, Level::Type);
+    if let Block::Type(b) = &mut r.block {
+        b.concept = concept;
+        b.confidence = confidence;
+        b.description = description.into();
+    }
+    r
+}
+
+/// A module record with (or without) a bounded-context hint.
+pub fn module(id: &str, context: Option<&str>, description: &str) -> InsightRecord {
+    let mut r = rec(id, Level::Module);
+    if let Block::Module(b) = &mut r.block {
+        b.bounded_context_hint = context.map(|c| BoundedContextHint { name: c.into(), rationale: "why".into() });
+        b.description = description.into();
+    }
+    r
+}
+
+pub fn with_usage(mut r: InsightRecord, prompt: u64, completion: u64, cost: Option<f64>) -> InsightRecord {
+    r.usage = Some(Usage { prompt_tokens: prompt, completion_tokens: completion, cost });
+    r
+}
+
+pub fn failure(id: &str, level: Level, members: &[&str], attempts: u32) -> FailureRecord {
+    FailureRecord {
+        id: id.into(),
+        key: None,
+        level,
+        members: members.iter().map(|m| m.to_string()).collect(),
+        model: "leaf-model".into(),
+        reason: FailureReason {
+            kind: FailureKind::Provider,
+            message: "no credits \u{0} left".into(),
+            status: Some(402),
+            retryable: Some(false),
+        },
+        attempts,
+        calls: 0,
+        usage: None,
+    }
+}
+
+pub fn trailer(records: u64, failed: u64) -> Trailer {
+    Trailer {
+        counts: TrailerCounts { records, llm: records, template: 0, reused: 0, failed },
+        usage: Usage { prompt_tokens: 100, completion_tokens: 20, cost: Some(0.001) },
+        generated_at: "2025-06-01T12:00:00.000Z".into(),
+    }
+}
