@@ -2,6 +2,7 @@
 //! wherever cargo does. Every command that needs tools calls `setup` first.
 
 mod bench;
+mod mock_provider;
 mod serve;
 mod setup;
 mod synth;
@@ -29,6 +30,8 @@ enum Command {
     Bench(bench::Args),
     /// Write a synthetic but realistic model.jsonl.
     Synth(synth::Args),
+    /// Start the mock chat-completions provider (loopback, optional faults) and print its URL.
+    MockProvider(mock_provider::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::MockProvider(args) => mock_provider::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
