@@ -27,6 +27,42 @@ enum Bench {
         #[arg(long)]
         no_browser: bool,
     },
+    /// Plan a model as `explain MODEL --dry-run` does (read, facts, units,
+    /// walk, packs, fingerprints, prompts): wall time, peak memory and where
+    /// the time goes, natively and in the Worker in headless Chromium.
+    Plan {
+        /// The model to plan (e.g. from `cargo xtask synth`).
+        #[arg(long)]
+        model: PathBuf,
+        /// Repetitions; the best and the median are printed.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Skip the measurement in headless Chromium.
+        #[arg(long)]
+        no_browser: bool,
+        /// Address-space cap of the native run, in GB: a plan that needs more
+        /// fails (and is reported) instead of swapping the machine to a halt.
+        #[arg(long, default_value_t = 8)]
+        mem_limit_gb: u64,
+        /// Give up on the browser run after this many seconds.
+        #[arg(long, default_value_t = 900)]
+        timeout: u64,
+    },
+    /// Side-car import (read + decode + store.import into a fresh store) and
+    /// export (store → file) at BroadleafCommerce scale, in a release build:
+    /// wall time and peak RSS per phase, and whether the round trip is
+    /// byte-identical.
+    Sidecar {
+        /// Records of the synthetic side-car (`insights::sidecar::synth`).
+        #[arg(long, default_value_t = 28206)]
+        records: usize,
+        /// Seed of the synthetic side-car.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Repetitions; the best and the median are printed.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+    },
 }
 
 pub fn run(args: Args) -> crate::Result {
@@ -38,6 +74,14 @@ pub fn run(args: Args) -> crate::Result {
             }
             read_in_browser(&model, runs.clamp(1, 3))
         }
+        Bench::Plan { model, runs, no_browser, mem_limit_gb, timeout } => {
+            plan(&model, runs.max(1), mem_limit_gb)?;
+            if no_browser {
+                return Ok(());
+            }
+            plan_in_browser(&model, runs.clamp(1, 3), timeout)
+        }
+        Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
     }
 }
 
@@ -116,17 +160,8 @@ fn read(model: &Path, runs: usize) -> crate::Result {
 /// The same read in the browser: the release page built by Trunk, the model
 /// served beside it, read by the Worker; figures reported by the page.
 fn read_in_browser(model: &Path, runs: usize) -> crate::Result {
-    crate::setup::run()?;
-    crate::serve::trunk_build(true)?;
-    let dist = root().join("dist");
-    let bench_dir = dist.join("bench");
-    std::fs::create_dir_all(&bench_dir).map_err(|e| e.to_string())?;
-    let served = bench_dir.join("model.jsonl");
-    let _ = std::fs::remove_file(&served);
-    if std::fs::hard_link(model, &served).is_err() {
-        std::fs::copy(model, &served).map_err(|e| format!("copy {}: {e}", model.display()))?;
-    }
-    let server = crate::serve::StaticServer::start(&dist, 0)?;
+    let served = ServedModel::start(model)?;
+    let server = &served.server;
     let mut results = Vec::new();
     for _ in 0..runs {
         let out = Command::new("node")
@@ -143,8 +178,7 @@ fn read_in_browser(model: &Path, runs: usize) -> crate::Result {
         let v: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| format!("{e}: {line}"))?;
         results.push(v);
     }
-    drop(server);
-    let _ = std::fs::remove_dir_all(&bench_dir);
+    drop(served);
     let bytes = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
     let mut secs: Vec<f64> = results.iter().map(|v| v["millis"].as_f64().unwrap_or(0.0) / 1000.0).collect();
     secs.sort_by(f64::total_cmp);
@@ -159,4 +193,238 @@ fn read_in_browser(model: &Path, runs: usize) -> crate::Result {
         long_task
     );
     Ok(())
+}
+
+/// The release page built by Trunk and served on a loopback port, with the
+/// model beside it as `bench/model.jsonl` (hard-linked, else copied);
+/// removed again when dropped.
+struct ServedModel {
+    server: crate::serve::StaticServer,
+    bench_dir: PathBuf,
+}
+
+impl ServedModel {
+    fn start(model: &Path) -> crate::Result<ServedModel> {
+        crate::setup::run()?;
+        crate::serve::trunk_build(true)?;
+        let dist = root().join("dist");
+        let bench_dir = dist.join("bench");
+        std::fs::create_dir_all(&bench_dir).map_err(|e| e.to_string())?;
+        let served = bench_dir.join("model.jsonl");
+        let _ = std::fs::remove_file(&served);
+        if std::fs::hard_link(model, &served).is_err() {
+            std::fs::copy(model, &served).map_err(|e| format!("copy {}: {e}", model.display()))?;
+        }
+        let server = crate::serve::StaticServer::start(&dist, 0)?;
+        Ok(ServedModel { server, bench_dir })
+    }
+}
+
+impl Drop for ServedModel {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.bench_dir);
+    }
+}
+
+/// `timing PHASE MS` lines that `explain --timings` prints to stderr.
+fn phase_lines(stderr: &str) -> Vec<(String, f64)> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("timing ")?.strip_suffix(" ms")?;
+            let (name, ms) = rest.rsplit_once(' ')?;
+            Some((name.to_owned(), ms.parse().ok()?))
+        })
+        .collect()
+}
+
+fn print_phases(phases: &[(String, f64)]) {
+    let line: Vec<String> = phases.iter().map(|(name, ms)| format!("{name} {ms:.0}")).collect();
+    println!("  phases (ms): {}", line.join(", "));
+}
+
+/// The native plan: the release CLI's `explain --dry-run --json --timings`,
+/// its wall time and peak RSS, and the phase split it reports.
+fn plan(model: &Path, runs: usize, mem_limit_gb: u64) -> crate::Result {
+    use std::os::unix::process::CommandExt;
+    let cli = release_cli()?;
+    let err_path = std::env::temp_dir().join(format!("xtask-bench-plan-{}.stderr", std::process::id()));
+    println!("bench plan: {}", model.display());
+    let mut results = Vec::new();
+    for run in 1..=runs {
+        let err_file = std::fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
+        let mut cmd = Command::new(&cli);
+        cmd.arg("explain").arg(model).args(["--dry-run", "--json", "--timings"]).stderr(err_file);
+        let limit = mem_limit_gb.saturating_mul(1 << 30);
+        // SAFETY: only setrlimit (async-signal-safe) runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                let rl = libc::rlimit { rlim_cur: limit as libc::rlim_t, rlim_max: limit as libc::rlim_t };
+                if libc::setrlimit(libc::RLIMIT_AS, &rl) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let started = Instant::now();
+        let measured = measure(&mut cmd);
+        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+        let _ = std::fs::remove_file(&err_path);
+        match measured {
+            Ok(m) => results.push((m, phase_lines(&stderr))),
+            Err(e) => {
+                println!(
+                    "  native run {run}: FAILED after {:.1} s ({e}); address space capped at {mem_limit_gb} GB (--mem-limit-gb)",
+                    started.elapsed().as_secs_f64()
+                );
+                for l in stderr.lines().filter(|l| !l.starts_with("timing ")).take(5) {
+                    println!("    stderr: {l}");
+                }
+                print_phases(&phase_lines(&stderr));
+                return Ok(());
+            }
+        }
+    }
+    let plan: serde_json::Value = serde_json::from_slice(&results[0].0.stdout).map_err(|e| e.to_string())?;
+    let e = &plan["estimates"];
+    println!(
+        "  plan: {} units, {} calls, {} prompt tokens, {} completion tokens",
+        plan["steps"].as_array().map_or(0, Vec::len),
+        e["calls"],
+        e["promptTokens"],
+        e["completionTokens"]
+    );
+    let mut secs: Vec<f64> = results.iter().map(|(m, _)| m.seconds).collect();
+    secs.sort_by(f64::total_cmp);
+    let peak = results.iter().map(|(m, _)| m.peak_rss).max().unwrap_or(0);
+    println!(
+        "  native (release CLI `explain --dry-run --json --timings`, {runs} runs): best {:.3} s, median {:.3} s, peak RSS {:.0} MB",
+        secs[0],
+        secs[secs.len() / 2],
+        peak as f64 / 1e6
+    );
+    let best = results.iter().min_by(|a, b| a.0.seconds.total_cmp(&b.0.seconds)).expect("one run at least");
+    print_phases(&best.1);
+    Ok(())
+}
+
+/// The same plan in the browser: the Worker reads the model, then plans it
+/// (`?model=URL&plan=1`); figures reported by the page.
+fn plan_in_browser(model: &Path, runs: usize, timeout: u64) -> crate::Result {
+    let served = ServedModel::start(model)?;
+    let mut results = Vec::new();
+    for run in 1..=runs {
+        let started = Instant::now();
+        let out = Command::new("timeout")
+            .current_dir(root())
+            .arg(format!("{}", timeout + 30))
+            .args(["node", "tests/bench/plan.mjs", "bench/model.jsonl"])
+            .arg(timeout.to_string())
+            .env("E2E_BASE_URL", served.server.url())
+            .output()
+            .map_err(|e| format!("node: {e}"))?;
+        if !out.status.success() {
+            let why = String::from_utf8_lossy(&out.stderr);
+            let why = why.lines().find(|l| l.contains("Error")).unwrap_or("no message");
+            println!("  browser run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
+            return Ok(());
+        }
+        let line = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| format!("{e}: {line}"))?;
+        results.push(v);
+    }
+    drop(served);
+    let mut secs: Vec<f64> = results.iter().map(|v| v["millis"].as_f64().unwrap_or(0.0) / 1000.0).collect();
+    secs.sort_by(f64::total_cmp);
+    let memory = results.iter().filter_map(|v| v["wasmMemory"].as_u64()).max().unwrap_or(0);
+    let read_memory = results.iter().filter_map(|v| v["readWasmMemory"].as_u64()).max().unwrap_or(0);
+    let mut read: Vec<f64> = results.iter().map(|v| v["readMillis"].as_f64().unwrap_or(0.0) / 1000.0).collect();
+    read.sort_by(f64::total_cmp);
+    println!("  browser: {}", results[0]["text"].as_str().unwrap_or(""));
+    println!(
+        "  browser (headless Chromium, wasm in the Worker, corpus + plan after the read, {runs} runs): best {:.3} s, median {:.3} s, wasm memory {:.0} MB (after the read {:.0} MB, read best {:.3} s)",
+        secs[0],
+        secs[secs.len() / 2],
+        memory as f64 / 1e6,
+        read_memory as f64 / 1e6,
+        read[0]
+    );
+    Ok(())
+}
+
+/// `cargo xtask bench sidecar`: the release example
+/// `crates/store/examples/sidecar_bench.rs` generates a synthetic side-car,
+/// then imports and exports it, one process per phase (so each peak RSS,
+/// taken with `wait4`, is that phase's alone).
+fn sidecar(records: usize, seed: u64, runs: usize) -> crate::Result {
+    let status = Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["build", "--release", "--quiet", "-p", "store", "--example", "sidecar_bench"])
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err("cargo build --release -p store --example sidecar_bench failed".into());
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let exe = target.join("release").join("examples").join("sidecar_bench");
+    let dir = std::env::temp_dir().join(format!("xtask-bench-sidecar-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let input = dir.join("in.insights.jsonl");
+    let db = dir.join("in.insights.db");
+    let output = dir.join("out.insights.jsonl");
+    let json = |m: &Measured| -> crate::Result<serde_json::Value> {
+        serde_json::from_slice(&m.stdout).map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&m.stdout)))
+    };
+    let result = (|| -> crate::Result {
+        let generated =
+            measure(Command::new(&exe).arg("gen").arg(records.to_string()).arg(seed.to_string()).arg(&input))?;
+        let g = json(&generated)?;
+        let mut imports = Vec::new();
+        let mut exports = Vec::new();
+        for _ in 0..runs {
+            let m = measure(Command::new(&exe).arg("import").arg(&input).arg(&db))?;
+            let v = json(&m)?;
+            imports.push((m, v));
+            let m = measure(Command::new(&exe).arg("export").arg(&db).arg(&output))?;
+            let v = json(&m)?;
+            exports.push((m, v));
+        }
+        let identical =
+            std::fs::read(&input).map_err(|e| e.to_string())? == std::fs::read(&output).map_err(|e| e.to_string())?;
+        let summary = |v: &[(Measured, serde_json::Value)]| {
+            let mut secs: Vec<f64> = v.iter().map(|(m, _)| m.seconds).collect();
+            secs.sort_by(f64::total_cmp);
+            let best = v.iter().min_by(|a, b| a.0.seconds.total_cmp(&b.0.seconds)).expect("runs >= 1");
+            let peak = v.iter().map(|(m, _)| m.peak_rss).max().unwrap_or(0);
+            (secs[0], secs[secs.len() / 2], peak, best.1.clone())
+        };
+        let (ib, im, ipeak, isplit) = summary(&imports);
+        let (eb, em, epeak, esplit) = summary(&exports);
+        let mb = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0) / 1e6;
+        println!("bench sidecar: synthetic({records}, {seed}), {:.1} MB", mb(&g["bytes"]));
+        println!(
+            "  import (read + decode + store.import, fresh store, {runs} runs): best {ib:.3} s, median {im:.3} s, peak RSS {:.0} MB",
+            ipeak as f64 / 1e6
+        );
+        println!(
+            "    split of the best (ms): read {}, decode {}, store {}; store file {:.1} MB",
+            isplit["readMs"],
+            isplit["decodeMs"],
+            isplit["storeMs"],
+            mb(&isplit["dbBytes"])
+        );
+        println!(
+            "  export (store -> file, {runs} runs): best {eb:.3} s, median {em:.3} s, peak RSS {:.0} MB, at most {} block rows at once",
+            epeak as f64 / 1e6,
+            esplit["maxRowsFetched"]
+        );
+        println!("  round trip byte-identical: {}", if identical { "yes" } else { "NO" });
+        if identical {
+            Ok(())
+        } else {
+            Err("the exported side-car differs from the imported one".into())
+        }
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
