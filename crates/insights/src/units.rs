@@ -274,12 +274,30 @@ impl<'m> Corpus<'m> {
                 None => return Err(ScopeError { id: id.clone() }),
             }
         }
-        Ok(Scope { listed })
+        Ok(Scope { listed, units: None })
+    }
+
+    /// The `--retry-failed` scope (§13.8): the units holding any failed
+    /// member (matched by member, so it survives a re-grouped cycle) and
+    /// their direct dependents.
+    pub fn retry_scope<'a>(&self, failed_members: impl IntoIterator<Item = &'a str>) -> Scope {
+        let failed: HashSet<usize> = failed_members.into_iter().filter_map(|m| self.walk.unit_index_of(m)).collect();
+        let failed_ids: HashSet<&str> = failed.iter().map(|&i| self.walk.units[i].id.as_str()).collect();
+        let mut units = failed.clone();
+        for (i, u) in self.walk.units.iter().enumerate() {
+            if u.deps.iter().any(|d| failed_ids.contains(d.as_str())) {
+                units.insert(i);
+            }
+        }
+        Scope { listed: HashSet::new(), units: Some(units) }
     }
 
     /// Whether a unit is inside `scope` (§3.6): a member is listed, or its
     /// containing type or module is.
     pub fn in_scope(&self, scope: &Scope, unit: &Unit) -> bool {
+        if let Some(units) = &scope.units {
+            return self.walk.unit_index(&unit.id).is_some_and(|i| units.contains(&i));
+        }
         unit.members.iter().filter_map(|m| self.graph.index_of(m)).any(|m| {
             scope.listed.contains(&m)
                 || self.graph.containing_type(m).is_some_and(|t| scope.listed.contains(&t))
@@ -557,4 +575,6 @@ impl<'m> Corpus<'m> {
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
     listed: HashSet<u32>,
+    /// Set for a retry scope: the unit indexes to explain.
+    units: Option<HashSet<usize>>,
 }

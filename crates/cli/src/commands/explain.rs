@@ -28,8 +28,12 @@ pub enum ProviderChoice {
     Auto,
     Openrouter,
     Cloudflare,
+    #[value(name = "cloudflare-gateway")]
+    CloudflareGateway,
     #[value(name = "openai-compatible")]
     OpenaiCompatible,
+    /// The offline demo: blocks written from the prompt alone, no network, labelled as not an LLM.
+    Demo,
 }
 
 /// Explain every operation, type and module, leaves first.
@@ -47,6 +51,18 @@ pub struct ExplainArgs {
     /// Where calls go.
     #[arg(long, value_enum, default_value_t = ProviderChoice::Auto)]
     pub provider: ProviderChoice,
+    /// Base URL of an OpenAI-compatible server (with --provider openai-compatible), e.g. http://127.0.0.1:8080/v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Force a structured-output mode instead of detecting it: json-schema, json-object or prompt-only.
+    #[arg(long, value_name = "MODE")]
+    pub output_mode: Option<String>,
+    /// Write the side-car from the store and stop (no model read, no call).
+    #[arg(long, conflicts_with = "import")]
+    pub export: bool,
+    /// Replace the store's records with a side-car's, then stop (asks first unless --yes).
+    #[arg(long, value_name = "FILE")]
+    pub import: Option<PathBuf>,
     /// Model for operations (the leaves).
     #[arg(long = "model", value_name = "SLUG", default_value = insights::plan::DEFAULT_MODEL)]
     pub leaf_model: String,
@@ -144,7 +160,6 @@ impl Timings {
 
 use crate::Failure;
 use insights::plan::{plan_run_observed, Models, PlanOptions, PlanPhase};
-use insights::records::NoRecords;
 use insights::report::{self, Prices};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
@@ -228,27 +243,27 @@ fn open_sources(args: &ExplainArgs, m: &model::Model, corpus: &Corpus) -> Result
     Ok(Src { reader: Box::new(archive), note: Some(note) })
 }
 
+/// Prices, when both are given.
+fn prices(args: &ExplainArgs) -> Result<Option<Prices>, Failure> {
+    match (args.price_in, args.price_out) {
+        (Some(input), Some(output)) => Ok(Some(Prices { input, output })),
+        (None, None) => Ok(None),
+        _ => Err(Failure::Usage(
+            "--price-in and --price-out go together (USD per million tokens)\nhint: e.g. --price-in 0.15 --price-out 0.6"
+                .into(),
+        )),
+    }
+}
+
 pub fn run(args: ExplainArgs) -> Result<(), Failure> {
-    if !args.dry_run && !args.estimate {
-        return Err(Failure::Usage(
-            "running explanations is not available in this build yet\nhint: use --dry-run to see the plan or --estimate for the token volume and cost".into(),
-        ));
+    let prices = prices(&args)?;
+    let paths = crate::commands::run::Paths::of(&args);
+    if args.export {
+        return crate::commands::run::export(&paths);
     }
-    if args.retry_failed {
-        return Err(Failure::Usage(format!(
-            "--retry-failed needs a store or side-car with recorded failures, and none exists beside {}",
-            args.model.display()
-        )));
+    if let Some(file) = &args.import {
+        return crate::commands::run::import(&paths, file, args.yes);
     }
-    let prices = match (args.price_in, args.price_out) {
-        (Some(input), Some(output)) => Some(Prices { input, output }),
-        (None, None) => None,
-        _ => {
-            return Err(Failure::Usage(
-                "--price-in and --price-out go together (USD per million tokens)\nhint: e.g. --price-in 0.15 --price-out 0.6".into(),
-            ))
-        }
-    };
     let mut timings = Timings::new(args.timings);
     let m = crate::input::read_model_file(&args.model).map_err(|e| Failure::Usage(e.to_string()))?;
     timings.end("read");
@@ -257,11 +272,32 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
     let corpus =
         Corpus::build(&m, view, framework).map_err(|e| Failure::Usage(format!("{}: {e}", args.model.display())))?;
     timings.end("corpus");
-    let scope = if args.scope.is_empty() {
+    let existing = crate::commands::run::Existing::load(&paths)?;
+    let scope = if args.retry_failed {
+        let failures = existing.failures();
+        if !existing.found() {
+            return Err(Failure::Usage(format!(
+                "--retry-failed needs recorded failures, but neither {} nor {} exists",
+                paths.store.display(),
+                paths.sidecar.display()
+            )));
+        }
+        if failures.is_empty() {
+            eprintln!("nothing to retry: {} records no failure", paths.sidecar.display());
+            return Ok(());
+        }
+        eprintln!("retrying {} failed unit(s) and their direct dependents", failures.len());
+        for f in failures.iter().take(5) {
+            eprintln!("  {}: {}", f.id, f.reason.message);
+        }
+        Some(corpus.retry_scope(failures.iter().flat_map(|f| f.members.iter().map(String::as_str))))
+    } else if args.scope.is_empty() {
         None
     } else {
         Some(corpus.scope(&args.scope).map_err(|e| {
-            Failure::Usage(format!("{e}\nhint: `codegraph-insights model check` counts the model; ids look like java:com.acme.order or java:com.acme.order/Order"))
+            Failure::Usage(format!(
+                "{e}\nhint: `codegraph-insights model check` counts the model; ids look like java:com.acme.order or java:com.acme.order/Order"
+            ))
         })?)
     };
     let src = open_sources(&args, &m, &corpus)?;
@@ -283,7 +319,7 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
     timings.end("sources");
     let mut spent = [Duration::ZERO; PlanPhase::ALL.len()];
     let mut last = Instant::now();
-    let plan = plan_run_observed(&corpus, &slicer, &NoRecords, &options, &mut |phase| {
+    let plan = plan_run_observed(&corpus, &slicer, existing.records(), &options, &mut |phase| {
         if args.timings {
             let now = Instant::now();
             spent[phase as usize] += now - last;
@@ -305,23 +341,45 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
             misses[0].1
         );
     }
-    let paths = vec![args.model.display().to_string()];
-    let out = match (args.estimate, args.json) {
-        (true, true) => report::estimate_json(&corpus.walk, &plan, &models, args.depth, prices) + "\n",
-        (true, false) => report::estimate_text(&paths, &corpus.walk, &plan, &models, args.depth, prices),
-        (false, true) => report::plan_json(&corpus.walk, &plan, &models, args.depth) + "\n",
-        (false, false) => report::plan_text(&corpus.walk, &plan, &models, args.depth),
-    };
-    print!("{out}");
-    timings.end("report");
-    timings.total();
-    if !m.findings().is_empty() {
-        eprintln!(
-            "warning: the model has {} finding(s); the walk was built anyway (see `codegraph-insights model check {}`)",
-            m.findings().total(),
-            args.model.display()
-        );
-        return Err(Failure::Exit(3));
+    let model_paths = vec![args.model.display().to_string()];
+    if args.estimate || args.dry_run {
+        let out = match (args.estimate, args.json) {
+            (true, true) => report::estimate_json(&corpus.walk, &plan, &models, args.depth, prices) + "\n",
+            (true, false) => report::estimate_text(&model_paths, &corpus.walk, &plan, &models, args.depth, prices),
+            (false, true) => report::plan_json(&corpus.walk, &plan, &models, args.depth) + "\n",
+            (false, false) => report::plan_text(&corpus.walk, &plan, &models, args.depth),
+        };
+        print!("{out}");
+        timings.end("report");
+        timings.total();
+        return not_clean(&m, &args);
     }
-    Ok(())
+    drop(existing);
+    let estimate = report::estimate_text(&model_paths, &corpus.walk, &plan, &models, args.depth, prices);
+    let outcome = crate::commands::run::execute(crate::commands::run::Execute {
+        args: &args,
+        paths: &paths,
+        model: &m,
+        corpus: &corpus,
+        slicer: &slicer,
+        options: &options,
+        plan,
+        estimate,
+        prices,
+    })?;
+    not_clean(&m, &args)?;
+    outcome
+}
+
+/// Exit 3 (after a warning) when the model has findings.
+fn not_clean(m: &model::Model, args: &ExplainArgs) -> Result<(), Failure> {
+    if m.findings().is_empty() {
+        return Ok(());
+    }
+    eprintln!(
+        "warning: the model has {} finding(s); the walk was built anyway (see `codegraph-insights model check {}`)",
+        m.findings().total(),
+        args.model.display()
+    );
+    Err(Failure::Exit(3))
 }

@@ -1,2 +1,3 @@
 pub mod explain;
 pub mod model;
+pub mod run;
