@@ -31,6 +31,8 @@ enum Command {
     Model(commands::model::ModelCommand),
     /// Plan (and, later, run) the explanation of every operation, type and module, leaves first.
     Explain(Box<commands::explain::ExplainArgs>),
+    /// Read what explain stored: a summary, a filtered list, one id's answer, owed failures or the run ledger.
+    Insights(Box<commands::insights::InsightsArgs>),
 }
 
 /// How a command failed.
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Model(cmd) => commands::model::run(cmd),
         Command::Explain(args) => commands::explain::run(*args),
+        Command::Insights(args) => commands::insights::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,3 +1,4 @@
 pub mod explain;
+pub mod insights;
 pub mod model;
 pub mod run;
