@@ -58,10 +58,10 @@ impl From<LevelArg> for Level {
 }
 
 /// Read what `explain` stored: a summary, a filtered list, one id, the owed failures or the run ledger.
-///
-/// One question per invocation. Exit 0, except 3 when the id asked with --id
-/// failed and 2 for usage errors (an unknown id, a missing store…).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "One question per invocation; with none, the summary. The store is opened read-only and \
+never created. Exit status: 0 answered, 3 the id asked with --id failed, 2 usage error (an id the store knows \
+nothing about, a missing or unreadable store, conflicting flags).")]
 pub struct InsightsArgs {
     /// The model file whose store to read (default: <current-dir-name>-codegraph.jsonl). It is never opened.
     pub model: Option<PathBuf>,
@@ -82,10 +82,10 @@ pub struct InsightsArgs {
     #[arg(long, value_name = "NAME")]
     pub concept: Option<String>,
     /// List only records at least this confident (0..1).
-    #[arg(long, value_parser = unit_interval, value_name = "X")]
+    #[arg(long, value_parser = unit_interval, value_name = "X", allow_hyphen_values = true)]
     pub min_confidence: Option<f64>,
     /// List only records at most this confident (0..1).
-    #[arg(long, value_parser = unit_interval, value_name = "X")]
+    #[arg(long, value_parser = unit_interval, value_name = "X", allow_hyphen_values = true)]
     pub max_confidence: Option<f64>,
     /// List at most N rows (after sorting).
     #[arg(long, value_parser = positive, value_name = "N")]
