@@ -460,7 +460,12 @@ fn list(store: &Store, q: &Query, json: bool) -> Result<(), store::StoreError> {
         eprintln!("codegraph-insights: no record matches these filters");
     } else if let Some(ids) = &q.ids {
         let missing = ids.len() - rows.len().min(ids.len());
-        if missing > 0 && q.level.is_none() && q.concept.is_none() && q.min_confidence.is_none() {
+        let filtered = q.level.is_some()
+            || q.concept.is_some()
+            || q.min_confidence.is_some()
+            || q.max_confidence.is_some()
+            || q.limit.is_some();
+        if missing > 0 && !filtered {
             eprintln!("codegraph-insights: {missing} of the ids asked for have no record (--id ID alone says why)");
         }
     }
