@@ -63,6 +63,17 @@ enum Bench {
         #[arg(long, default_value_t = 3)]
         runs: usize,
     },
+    /// A whole `explain` run (store commits, side-car export) without the
+    /// model's latency: the offline demo completer, then the loopback mock
+    /// provider over HTTP. Prints the per-unit overhead of the run loop.
+    Run {
+        /// The model to explain (e.g. `cargo xtask synth --entities 20000 --edges 60000`).
+        #[arg(long)]
+        model: PathBuf,
+        /// Calls in flight.
+        #[arg(long, default_value_t = 4)]
+        concurrency: u32,
+    },
 }
 
 pub fn run(args: Args) -> crate::Result {
@@ -82,6 +93,7 @@ pub fn run(args: Args) -> crate::Result {
             plan_in_browser(&model, runs.clamp(1, 3), timeout)
         }
         Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
+        Bench::Run { model, concurrency } => run_loop(&model, concurrency),
     }
 }
 
@@ -325,7 +337,12 @@ fn plan_in_browser(model: &Path, runs: usize, timeout: u64) -> crate::Result {
             .map_err(|e| format!("node: {e}"))?;
         if !out.status.success() {
             let why = String::from_utf8_lossy(&out.stderr);
-            let why = why.lines().find(|l| l.contains("Error")).unwrap_or("no message");
+            let why: Vec<&str> = why
+                .lines()
+                .skip_while(|l| !l.trim_start().starts_with("Error"))
+                .take_while(|l| !l.trim_start().starts_with("at "))
+                .collect();
+            let why = if why.is_empty() { "no message".to_owned() } else { why.join(" / ") };
             println!("  browser run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
             return Ok(());
         }
@@ -427,4 +444,59 @@ fn sidecar(records: usize, seed: u64, runs: usize) -> crate::Result {
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// Per-unit overhead of a real run (no model latency): the release CLI's
+/// `explain` with the offline demo completer and with the loopback mock
+/// provider, each into a fresh store, minus the plan-only time.
+fn run_loop(model: &Path, concurrency: u32) -> crate::Result {
+    let cli = release_cli()?;
+    let dir = std::env::temp_dir().join(format!("cgi-bench-run-{}", std::process::id()));
+    let fresh = || -> crate::Result<PathBuf> {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let m = dir.join("model.jsonl");
+        if std::fs::hard_link(model, &m).is_err() {
+            std::fs::copy(model, &m).map_err(|e| e.to_string())?;
+        }
+        Ok(m)
+    };
+    let m = fresh()?;
+    let plan = measure(
+        Command::new(&cli).args(["explain", "--dry-run", "--json"]).arg(&m).stderr(std::process::Stdio::null()),
+    )?;
+    let planned: serde_json::Value = serde_json::from_slice(&plan.stdout).map_err(|e| e.to_string())?;
+    let units = planned["steps"].as_array().map_or(0, |s| s.len());
+    println!("bench run: {} ({units} units, {} calls planned)", model.display(), planned["estimates"]["calls"]);
+    println!("  plan only: {:.3} s, peak RSS {:.0} MB", plan.seconds, plan.peak_rss as f64 / 1e6);
+    let server = testkit::MockProvider::start(testkit::MockConfig::default());
+    let url = server.url();
+    let concurrency = concurrency.to_string();
+    for (label, extra) in [
+        ("demo completer (no HTTP)", vec!["--provider", "demo"]),
+        ("mock provider over loopback HTTP", vec!["--provider", "openai-compatible", "--base-url", url.as_str()]),
+    ] {
+        let m = fresh()?;
+        let r = measure(
+            Command::new(&cli)
+                .args(["explain", "--yes", "--json", "--concurrency", &concurrency])
+                .args(&extra)
+                .arg(&m)
+                .stderr(std::process::Stdio::null()),
+        )?;
+        let summary: serde_json::Value = serde_json::from_slice(&r.stdout).map_err(|e| e.to_string())?;
+        let calls = summary["counts"]["calls"].as_u64().unwrap_or(0);
+        let records = summary["counts"]["records"].as_u64().unwrap_or(0);
+        let sidecar = std::fs::metadata(dir.join("model.insights.jsonl")).map(|m| m.len()).unwrap_or(0);
+        let per_unit_ms = (r.seconds - plan.seconds).max(0.0) * 1000.0 / units.max(1) as f64;
+        println!(
+            "  {label}: {:.3} s for {calls} calls and {records} records (side-car {:.1} MB), peak RSS {:.0} MB; run-loop overhead {per_unit_ms:.2} ms per unit beyond planning",
+            r.seconds,
+            sidecar as f64 / 1e6,
+            r.peak_rss as f64 / 1e6
+        );
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
 }
