@@ -72,7 +72,7 @@ fn array_index(k: &str) -> Option<u32> {
 
 /// The order in which JavaScript stringifies a key-sorted object's keys:
 /// array indices first (numeric), then the rest by UTF-16 code units.
-fn js_key_order(a: &str, b: &str) -> Ordering {
+pub(crate) fn js_key_order(a: &str, b: &str) -> Ordering {
     match (array_index(a), array_index(b)) {
         (Some(x), Some(y)) => x.cmp(&y),
         (Some(_), None) => Ordering::Less,

@@ -123,6 +123,30 @@ impl RunPlan {
     }
 }
 
+/// The fingerprint of `unit` (§10.2) from its pack: dependency
+/// fingerprints are the plan-time ones in `planned` (`""` when unknown).
+pub fn unit_fingerprint(
+    unit: &crate::walk::Unit,
+    pack: &crate::pack::ContextPack,
+    depth: u32,
+    model: &str,
+    missing_dependencies: Vec<String>,
+    planned: &HashMap<String, String>,
+) -> String {
+    crate::fingerprint::fingerprint_of(&crate::fingerprint::FingerprintInputs {
+        comments: pack.comments.clone(),
+        dependency_fingerprints: unit.deps.iter().map(|d| planned.get(d).cloned().unwrap_or_default()).collect(),
+        depth,
+        facts_digest: pack.facts_digest.clone(),
+        level: unit.level,
+        members: unit.members.clone(),
+        missing_dependencies,
+        model: model.to_owned(),
+        signatures: pack.signatures.clone(),
+        sources: pack.sources.clone(),
+    })
+}
+
 /// Options that shape a plan (and, through the fingerprint, reuse).
 #[derive(Clone, Debug)]
 pub struct PlanOptions {
@@ -198,7 +222,6 @@ pub fn plan_run_observed(
     ended: &mut dyn FnMut(PlanPhase),
 ) -> RunPlan {
     use crate::estimate::{completion_tokens_per_block, estimate_tokens};
-    use crate::fingerprint::{fingerprint_of, FingerprintInputs};
 
     let walk = &corpus.walk;
     let mut steps: Vec<PlanStep> = Vec::with_capacity(walk.units.len());
@@ -217,22 +240,7 @@ pub fn plan_run_observed(
             .filter(|d| matches!(status_of.get(d.as_str()), Some(StepStatus::SkipScope | StepStatus::SkipBudget)))
             .cloned()
             .collect();
-        let fingerprint = fingerprint_of(&FingerprintInputs {
-            comments: pack.comments.clone(),
-            dependency_fingerprints: unit
-                .deps
-                .iter()
-                .map(|d| fingerprints.get(d).cloned().unwrap_or_default())
-                .collect(),
-            depth: options.depth,
-            facts_digest: pack.facts_digest.clone(),
-            level: unit.level,
-            members: unit.members.clone(),
-            missing_dependencies: missing,
-            model: model.clone(),
-            signatures: pack.signatures.clone(),
-            sources: pack.sources.clone(),
-        });
+        let fingerprint = unit_fingerprint(unit, &pack, options.depth, &model, missing, &fingerprints);
         ended(PlanPhase::Fingerprint);
         let template =
             (unit.level == Level::Operation && unit.members.len() == 1).then(|| corpus.template_of(&unit.id)).flatten();

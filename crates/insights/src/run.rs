@@ -10,8 +10,7 @@
 
 use crate::blocks::Block;
 use crate::complete::{Completer, CompletionError, CompletionRequest};
-use crate::fingerprint::{fingerprint_of, FingerprintInputs};
-use crate::plan::{PlanOptions, PlanStep, RunPlan, StepStatus};
+use crate::plan::{unit_fingerprint, PlanOptions, PlanStep, RunPlan, StepStatus};
 use crate::prompt::{render, repair_message, Prompt, Shape};
 use crate::record::{FailureReason, FailureRecord, InsightRecord, NaturalKey, Usage};
 use crate::records::RecordSource;
@@ -418,22 +417,8 @@ async fn run_step(
                     })
                     .cloned()
                     .collect();
-                let fingerprint = fingerprint_of(&FingerprintInputs {
-                    comments: pack.comments.clone(),
-                    dependency_fingerprints: unit
-                        .deps
-                        .iter()
-                        .map(|d| plan.fingerprints.get(d).cloned().unwrap_or_default())
-                        .collect(),
-                    depth: plan_options.depth,
-                    facts_digest: pack.facts_digest.clone(),
-                    level: unit.level,
-                    members: unit.members.clone(),
-                    missing_dependencies: missing,
-                    model: step.model.clone(),
-                    signatures: pack.signatures.clone(),
-                    sources: pack.sources.clone(),
-                });
+                let fingerprint =
+                    unit_fingerprint(unit, &pack, plan_options.depth, &step.model, missing, &plan.fingerprints);
                 (render(&pack, plan_options.max_scc), fingerprint)
             };
             let mut calls = 0u32;

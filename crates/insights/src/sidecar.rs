@@ -35,6 +35,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::blocks::{Block, ModuleBlock, OperationBlock, TypeBlock};
+use crate::canonical::js_key_order;
 use crate::record::{
     FailureReason, FailureRecord, HeaderModels, HeaderSource, HeaderView, InsightRecord, NaturalKey, SidecarHeader,
     Trailer, TrailerCounts, Usage,
@@ -155,23 +156,6 @@ impl Serialize for JsKeyOrder<'_> {
             map.serialize_entry(k, v)?;
         }
         map.end()
-    }
-}
-
-/// A JavaScript array index: canonical decimal of an integer in `0 ..= 2³² − 2`.
-fn array_index(k: &str) -> Option<u32> {
-    if k.is_empty() || k.len() > 10 || (k.len() > 1 && k.starts_with('0')) || !k.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    k.parse::<u64>().ok().filter(|n| *n < u64::from(u32::MAX)).map(|n| n as u32)
-}
-
-fn js_key_order(a: &str, b: &str) -> Ordering {
-    match (array_index(a), array_index(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => model::cmp_utf16(a, b),
     }
 }
 
