@@ -10,6 +10,10 @@ const timeout = Number(process.argv[3] ?? 1800) * 1000;
 const browser = await launch();
 try {
   const page = await browser.newPage();
+  const consoleErrors = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(msg.text());
+  });
   await page.goto(new URL(`?model=${encodeURIComponent(modelPath)}&plan=1`, BASE_URL).href);
   const loaded = page.locator('#model-status[data-state="loaded"], #model-status[data-state="failed"]');
   await loaded.waitFor({ timeout });
@@ -19,7 +23,10 @@ try {
   const planned = page.locator('#plan-status[data-state="planned"], #plan-status[data-state="failed"]');
   await planned.waitFor({ timeout });
   if ((await planned.getAttribute('data-state')) === 'failed') {
-    throw new Error(`planning failed: ${await planned.innerText()}`);
+    const memory = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
+    throw new Error(
+      `planning failed: ${(await planned.innerText()).replaceAll('\n', ' ')}; console: ${JSON.stringify(consoleErrors)}; JS heap ${memory}`,
+    );
   }
   console.log(
     JSON.stringify({
