@@ -85,6 +85,9 @@ pub struct DependencySummary {
     /// The dependency's own dependencies (`--depth` > 1), shared by all
     /// members of one dependency unit.
     pub children: Rc<Vec<DependencySummary>>,
+    /// Set on the last listed member of a dependency cycle too large to list
+    /// in full: how many of its members were left out.
+    pub omitted: usize,
 }
 
 /// One member of a unit, as its prompt shows it.

@@ -12,6 +12,12 @@ use crate::vocab::{
 };
 use std::fmt::Write;
 
+/// The most dependency members one prompt lists.
+pub const MAX_DEPENDENCIES: usize = 200;
+
+/// The most signatures-only members one chunk of a large cycle shows.
+pub const MAX_OTHER_SIGNATURES: usize = 60;
+
 /// Four backticks: the fence around corpus material.
 pub const FENCE: &str = "````";
 
@@ -173,6 +179,9 @@ pub fn summary_lines(s: &DependencySummary, indent: &str, out: &mut Vec<String>)
     let deeper = format!("{indent}  ");
     for c in s.children.iter() {
         summary_lines(c, &deeper, out);
+    }
+    if s.omitted > 0 {
+        out.push(format!("{indent}- … and {} more members of the same cycle, not listed", s.omitted));
     }
 }
 
@@ -360,11 +369,20 @@ pub fn user_message(pack: &ContextPack, shown: &[usize]) -> String {
         member_section(&pack.members[i], &mut out);
         out.push(String::new());
     }
-    let others: Vec<usize> = (0..n).filter(|i| !shown.contains(i)).collect();
-    if !others.is_empty() {
+    let others = n - shown.len();
+    if others > 0 {
         out.push("## Other members of this cycle (signatures only, explained separately)".into());
-        for i in others {
+        // A cycle of thousands would repeat thousands of signatures in each of
+        // its hundreds of chunks: show the nearest ones and count the rest.
+        let span = MAX_OTHER_SIGNATURES + shown.len();
+        let hi = (shown[0].saturating_sub(MAX_OTHER_SIGNATURES / 2) + span).min(n);
+        let lo = hi.saturating_sub(span);
+        let near: Vec<usize> = (lo..hi).filter(|i| !shown.contains(i)).collect();
+        for &i in &near {
             member_head(&pack.members[i], &mut out);
+        }
+        if others > near.len() {
+            out.push(format!("- … and {} more members of this cycle, not shown", others - near.len()));
         }
         out.push(String::new());
     }
@@ -372,8 +390,11 @@ pub fn user_message(pack: &ContextPack, shown: &[usize]) -> String {
     if pack.dependencies.is_empty() {
         out.push("(no dependencies inside the corpus)".into());
     } else {
-        for d in &pack.dependencies {
+        for d in pack.dependencies.iter().take(MAX_DEPENDENCIES) {
             summary_lines(d, "", &mut out);
+        }
+        if pack.dependencies.len() > MAX_DEPENDENCIES {
+            out.push(format!("- … and {} more dependencies, not listed", pack.dependencies.len() - MAX_DEPENDENCIES));
         }
     }
     out.push(String::new());
@@ -382,26 +403,55 @@ pub fn user_message(pack: &ContextPack, shown: &[usize]) -> String {
 
 /// Every prompt of a unit: one, or one per chunk of `max_scc` members.
 pub fn render(pack: &ContextPack, max_scc: u32) -> Vec<Prompt> {
+    prompts(pack, max_scc).collect()
+}
+
+/// The prompts of a unit, rendered one at a time: a cycle of thousands of
+/// members has hundreds of chunks, each quoting every other member's
+/// signature, so they are never all held at once.
+pub fn prompts(pack: &ContextPack, max_scc: u32) -> Prompts<'_> {
     let n = pack.members.len();
     let shape = if n > 1 { Shape::Scc } else { Shape::Block };
-    let system = system_message(pack.level, shape);
-    let chunk = max_scc.max(1) as usize;
-    let chunks: Vec<Vec<usize>> = if n <= chunk {
-        vec![(0..n).collect()]
-    } else {
-        (0..n).collect::<Vec<_>>().chunks(chunk).map(<[usize]>::to_vec).collect()
-    };
-    chunks
-        .into_iter()
-        .map(|shown| Prompt {
-            system: system.clone(),
-            user: user_message(pack, &shown),
-            schema_name: schema_name(pack.level, shape),
-            shape,
-            member_ids: shown.iter().map(|&i| pack.members[i].id.clone()).collect(),
-        })
-        .collect()
+    Prompts { pack, shape, system: system_message(pack.level, shape), chunk: max_scc.max(1) as usize, next: 0 }
 }
+
+/// The lazily rendered prompts of one unit (see [`prompts`]).
+pub struct Prompts<'p> {
+    pack: &'p ContextPack,
+    shape: Shape,
+    system: String,
+    chunk: usize,
+    next: usize,
+}
+
+impl Iterator for Prompts<'_> {
+    type Item = Prompt;
+
+    fn next(&mut self) -> Option<Prompt> {
+        let n = self.pack.members.len();
+        if self.next >= n.max(1) {
+            return None;
+        }
+        let size = if n <= self.chunk { n } else { self.chunk };
+        let shown: Vec<usize> = (self.next..(self.next + size).min(n)).collect();
+        self.next += size.max(1);
+        Some(Prompt {
+            system: self.system.clone(),
+            user: user_message(self.pack, &shown),
+            schema_name: schema_name(self.pack.level, self.shape),
+            shape: self.shape,
+            member_ids: shown.iter().map(|&i| self.pack.members[i].id.clone()).collect(),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.pack.members.len();
+        let left = n.saturating_sub(self.next).div_ceil(self.chunk.max(1));
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Prompts<'_> {}
 
 /// The re-ask after an invalid answer (§7.6).
 pub fn repair_message(user: &str, validation_text: &str) -> String {

@@ -11,7 +11,7 @@
 use crate::blocks::Block;
 use crate::complete::{Completer, CompletionError, CompletionRequest};
 use crate::plan::{unit_fingerprint, PlanOptions, PlanStep, RunPlan, StepStatus};
-use crate::prompt::{render, repair_message, Prompt, Shape};
+use crate::prompt::{repair_message, Prompt, Shape};
 use crate::record::{FailureReason, FailureRecord, InsightRecord, NaturalKey, Usage};
 use crate::records::RecordSource;
 use crate::schema::{block_schema, cycle_schema};
@@ -405,7 +405,7 @@ async fn run_step(
             }
             // Pack now, against the book as it stands: dependencies explained
             // earlier in this run are quoted.
-            let (prompts, fingerprint) = {
+            let (pack, fingerprint) = {
                 let book = book.borrow();
                 let records: &dyn RecordSource = &**book;
                 let pack = corpus.pack(unit, plan_options.depth, slicer, records);
@@ -419,13 +419,16 @@ async fn run_step(
                     .collect();
                 let fingerprint =
                     unit_fingerprint(unit, &pack, plan_options.depth, &step.model, missing, &plan.fingerprints);
-                (render(&pack, plan_options.max_scc), fingerprint)
+                (pack, fingerprint)
             };
             let mut calls = 0u32;
             let mut usage = Usage::default();
             let mut answers = Vec::new();
             let mut failure = None;
-            for prompt in &prompts {
+            let prompts = crate::prompt::prompts(&pack, plan_options.max_scc);
+            let asked = prompts.len();
+            for prompt in prompts {
+                let prompt = &prompt;
                 if state.borrow().abort.is_some() {
                     break; // no further call starts after a fatal status
                 }
@@ -441,7 +444,7 @@ async fn run_step(
             let mut st = state.borrow_mut();
             st.counts.calls += calls as u64;
             st.usage.add(&usage);
-            if failure.is_none() && answers.len() < prompts.len() {
+            if failure.is_none() && answers.len() < asked {
                 // The run aborted before this unit's first call: it was never asked.
                 st.counts.skipped += 1;
                 if let Some(a) = st.abort.as_mut() {

@@ -23,6 +23,10 @@ use model::{cmp_utf16, Literal, Model, NamedArgument, Trait};
 use serde_json::Value;
 use std::rc::Rc;
 
+/// The most members of one dependency cycle a prompt lists (the rest are
+/// counted, not listed). Prompts are not hashed, so this changes no fingerprint.
+pub const MAX_LISTED_CYCLE_MEMBERS: usize = 24;
+
 /// Where an operation unit's fact lives: (dossier index, operation index).
 #[derive(Clone, Copy, Debug)]
 struct OpAt {
@@ -341,7 +345,16 @@ impl<'m> Corpus<'m> {
         } else {
             records.summary(id).map(|s| (s.description, s.concept)).unwrap_or_default()
         };
-        DependencySummary { id: id.to_owned(), level, name: self.display_name(id), summary, concept, missing, children }
+        DependencySummary {
+            id: id.to_owned(),
+            level,
+            name: self.display_name(id),
+            summary,
+            concept,
+            missing,
+            children,
+            omitted: 0,
+        }
     }
 
     /// `summariesOf(unit, depth, seen)` (§4.2): one summary per member of
@@ -367,7 +380,16 @@ impl<'m> Corpus<'m> {
             }
         }
         let children = Rc::new(children);
-        unit.members.iter().map(|m| self.summary_of(m, records, children.clone())).collect()
+        // A dependency cycle of thousands of members would put thousands of
+        // lines into every prompt that depends on it: list the first ones
+        // and say how many were left out.
+        let listed = unit.members.len().min(MAX_LISTED_CYCLE_MEMBERS);
+        let mut out: Vec<DependencySummary> =
+            unit.members[..listed].iter().map(|m| self.summary_of(m, records, children.clone())).collect();
+        if let Some(last) = out.last_mut() {
+            last.omitted = unit.members.len() - listed;
+        }
+        out
     }
 
     fn operation_member(&self, op: &OperationFact, d: &TypeDossier, slicer: &SourceSlicer) -> MemberPack {

@@ -310,3 +310,31 @@ fn plan_statuses_follow_scope_and_budget() {
     let forced = plan_run(&corpus, &slicer, &records, &PlanOptions { force: true, ..PlanOptions::default() });
     assert_eq!(forced.estimates.total.calls, first.estimates.total.calls);
 }
+
+#[test]
+fn very_large_cycles_are_listed_with_counts_not_in_full() {
+    // Methods 0..80 call each other in a ring; method 80 calls into the ring.
+    let n = 81;
+    let mut edges: Vec<(usize, usize)> = (0..80).map(|i| (i, (i + 1) % 80)).collect();
+    edges.push((80, 0));
+    let (m, _) = call_model(n, &edges);
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    let src = MemorySources::default();
+    let slicer = SourceSlicer::new(&src, 200);
+    let ring = corpus.walk.unit_of("java:p/T.m0()").unwrap();
+    assert_eq!(ring.members.len(), 80);
+    // The caller lists 24 ring members and counts the other 56.
+    let caller = corpus.walk.unit_of("java:p/T.m80()").unwrap();
+    let user = render(&corpus.pack(caller, 1, &slicer, &NoRecords), 12).remove(0).user;
+    assert_eq!(user.matches("[operation] (java:p/").count(), 24, "{user}");
+    assert!(user.contains("- … and 56 more members of the same cycle, not listed\n"), "{user}");
+    // Each chunk of the ring shows its own members fully and at most 60 others.
+    let prompts = render(&corpus.pack(ring, 1, &slicer, &NoRecords), 4);
+    assert_eq!(prompts.len(), 20);
+    let mut shown = std::collections::BTreeSet::new();
+    for p in &prompts {
+        assert!(p.user.contains("- … and 16 more members of this cycle, not shown\n"), "{}", p.user);
+        shown.extend(p.member_ids.iter().cloned());
+    }
+    assert_eq!(shown.len(), 80, "every member is fully shown exactly once");
+}
