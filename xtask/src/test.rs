@@ -17,7 +17,7 @@ use std::process::Command;
 use std::time::Instant;
 
 /// Crates whose tests also run as wasm32 in the browser.
-const WASM_CRATES: &[&str] = &["model"];
+const WASM_CRATES: &[&str] = &["model", "insights"];
 
 /// Chromium flags for wasm-bindgen-test-runner's chromedriver session (it
 /// adds `headless`, `no-sandbox` and `disable-dev-shm-usage` itself).
