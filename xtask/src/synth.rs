@@ -11,9 +11,20 @@
 //! packages and stub types (a few parentless, invented inside corpus
 //! packages); edges in Java proportions (reference 40 %, invocation 26 %,
 //! access 18 %, import 6 %, annotationUse 5 %, inheritance 2 %,
-//! interfaceImplementation 2 %, throws 1 %; a few derived imports), with call,
-//! type and package cycles. Where a kind cannot be filled sensibly (e.g. more
-//! inheritance edges than types could declare) the rest become references.
+//! interfaceImplementation 2 %, throws 1 %; a few derived imports). Where a
+//! kind cannot be filled sensibly (e.g. more inheritance edges than types could
+//! declare) the rest become references.
+//!
+//! Structure is layered, as in real code: packages are ranked, types ranked
+//! inside their package (exceptions and annotations lowest, classes highest,
+//! nested types just below their outer type), and every dependency —
+//! invocation, access, reference, inheritance, interface implementation,
+//! annotation use, throws, import — goes down that order or to a stub. The
+//! cycles are deliberate and small, each over a run of the order no other
+//! cycle touches: rings of 2–8 neighbouring operations of one type (mutual
+//! recursion), nested types referring back to their outer type, tangles of
+//! 2–20 adjacent types of one package, 2–4 package tangles of 2–4 packages
+//! and, from 200 packages on, one of 20–50.
 
 use model::builder::{Key, ModelBuilder, Ref};
 use model::{Literal, NamedArgument};
@@ -612,6 +623,14 @@ struct TypeInfo {
     name: String,
     exception: bool,
     fields: Vec<Ref>,
+    /// Layering: (package rank, place in the package, nesting order).
+    /// Dependencies go from a higher key to a lower one (or to stubs); a
+    /// nested type sorts just below its outer type.
+    key: (u32, u32, u32),
+    /// The outer type of a nested type.
+    outer: Option<usize>,
+    /// The top-level type this one is (or is nested in).
+    top: usize,
 }
 
 /// An invocable (method, constructor, lambda) with its span.
@@ -621,6 +640,10 @@ struct Site {
     start: u32,
     end: u32,
     ty: usize,
+    /// The site whose operation this one's calls count for: itself for a
+    /// method or constructor, the enclosing method for a lambda or an
+    /// anonymous class's members (they share its place in the call order).
+    enc: usize,
 }
 
 struct Pkg {
@@ -645,12 +668,26 @@ struct Gen {
     sites: Vec<Site>,
     /// Entities that name a type: (from, file, line, type) → natural references.
     typed: Vec<(Ref, usize, u32, Ref)>,
-    /// Entities that may carry annotations: (entity, file, line).
-    annotatable: Vec<(Ref, usize, u32)>,
+    /// Entities that may carry annotations: (entity, file, line, declaring type).
+    annotatable: Vec<(Ref, usize, u32, usize)>,
     /// Anonymous-class creations: (creating method, anonymous class, file, line).
     anon_creations: Vec<(Ref, Ref, usize, u32)>,
     /// `extends` edges made so far (Java forbids cycles among them).
     extends: std::collections::HashMap<Ref, Vec<Ref>>,
+    /// Per package: its layer (a permutation of `0..pkgs.len()`).
+    pkg_rank: Vec<u32>,
+    /// Top-level types sorted by key; `top_pos[t]` is a top-level type's
+    /// place in it and `pkg_top[p]` the run of package `p`'s types.
+    top_order: Vec<usize>,
+    top_pos: Vec<usize>,
+    pkg_top: Vec<(usize, usize)>,
+    /// Counts down: the last key part of nested types.
+    nesting: u32,
+    /// All types sorted by key (set when the edges start): `order[pos[t]] = t`,
+    /// `pkg_span[p]` the run of package `p`.
+    order: Vec<usize>,
+    pos: Vec<usize>,
+    pkg_span: Vec<(usize, usize)>,
 }
 
 impl Gen {
@@ -673,6 +710,14 @@ impl Gen {
             annotatable: Vec::new(),
             anon_creations: Vec::new(),
             extends: std::collections::HashMap::new(),
+            pkg_rank: Vec::new(),
+            top_order: Vec::new(),
+            top_pos: Vec::new(),
+            pkg_top: Vec::new(),
+            nesting: u32::MAX,
+            order: Vec::new(),
+            pos: Vec::new(),
+            pkg_span: Vec::new(),
         }
     }
 
@@ -804,6 +849,10 @@ impl Gen {
             };
             self.pkgs.push(Pkg { path: path.clone(), r, files: Vec::new(), types: Vec::new() });
         }
+        // Package layers: a random order; imports and type dependencies go down it.
+        let mut ranks: Vec<u32> = (0..self.pkgs.len() as u32).collect();
+        shuffle(&mut self.rng, &mut ranks);
+        self.pkg_rank = ranks;
 
         // Parentless stubs invented inside corpus packages (§12.2).
         for k in 0..parentless {
@@ -861,7 +910,18 @@ impl Gen {
             self.pkgs[pkg].files.push(file);
             let fqn = format!("{}.{name}", self.pkgs[pkg].path);
             let r = self.b.r(Key::new(self.pkgs[pkg].path.clone(), name.clone()));
-            self.pkgs[pkg].types.push(self.types.len());
+            // Inside a package: exceptions and annotations at the bottom, then
+            // enums and records, interfaces, and classes on top.
+            let base = match kind {
+                _ if exception => 0,
+                Kind::Annotation => 0,
+                Kind::Enum | Kind::Record => 1,
+                Kind::Interface => 2,
+                Kind::Class => 3,
+            };
+            let place = (base << 28) | (self.rng.next() >> 36) as u32;
+            let top = self.types.len();
+            self.pkgs[pkg].types.push(top);
             self.types.push(TypeInfo {
                 r,
                 kind,
@@ -874,8 +934,27 @@ impl Gen {
                 name,
                 exception,
                 fields: Vec::new(),
+                key: (self.pkg_rank[pkg], place, u32::MAX),
+                outer: None,
+                top,
             });
         }
+        // Top-level types in layer order; each package's form a run.
+        let mut order: Vec<usize> = (0..self.types.len()).collect();
+        order.sort_by_key(|&t| (self.types[t].key, t));
+        self.top_pos = vec![0; self.types.len()];
+        self.pkg_top = vec![(0, 0); self.pkgs.len()];
+        for (i, &t) in order.iter().enumerate() {
+            self.top_pos[t] = i;
+            // Unique, so nested types (keyed below their outer) never interleave.
+            self.types[t].key.1 = i as u32;
+            let p = self.types[t].pkg;
+            if i == 0 || self.types[order[i - 1]].pkg != p {
+                self.pkg_top[p].0 = i;
+            }
+            self.pkg_top[p].1 = i + 1;
+        }
+        self.top_order = order;
     }
 
     /// Declares every top-level type with its members, spending its budget exactly.
@@ -904,7 +983,7 @@ impl Gen {
         }
         let r = e.id();
         debug_assert_eq!(r, self.types[t].r);
-        self.annotatable.push((r, file, start));
+        self.annotatable.push((r, file, start, t));
         let mut remaining = budget - 1;
         let mut used: HashSet<String> = HashSet::new();
         let mut pending: Option<Ref> = None;
@@ -933,7 +1012,7 @@ impl Gen {
                     m.declared_type(ty.r);
                 }
                 let mr = m.id();
-                self.sites.push(Site { r: mr, file, start, end: start, ty: t });
+                self.sites.push(Site { r: mr, file, start, end: start, ty: t, enc: self.sites.len() });
                 used.insert(format!("{cname}()"));
             }
             let fqns: Vec<&str> = comps.iter().map(|c| c.2.as_str()).collect();
@@ -997,6 +1076,10 @@ impl Gen {
                     self.b.r(Key::new(key.module, format!("{}.{nname}", key.symbol)))
                 };
                 let nt = self.types.len();
+                // Pre-order, counting down: below the outer type and all its
+                // earlier nested types' keys stay above this one's children.
+                self.nesting -= 1;
+                let (k0, k1, _) = self.types[t].key;
                 self.types.push(TypeInfo {
                     r: nr,
                     kind: nkind,
@@ -1009,6 +1092,9 @@ impl Gen {
                     name: nname,
                     exception: false,
                     fields: Vec::new(),
+                    key: (k0, k1, self.nesting),
+                    outer: Some(t),
+                    top: self.types[t].top,
                 });
                 self.pkgs[self.types[t].pkg].types.push(nt);
                 *line += 1;
@@ -1054,7 +1140,7 @@ impl Gen {
                 if let Some(ty) = ty {
                     self.typed.push((fr, file, *line, ty));
                 }
-                self.annotatable.push((fr, file, *line));
+                self.annotatable.push((fr, file, *line, t));
                 self.types[t].fields.push(fr);
                 *line += 1;
                 remaining -= 1;
@@ -1077,11 +1163,11 @@ impl Gen {
         self.types[t].end = end;
         if implicit_ctor {
             let c = self.b.java_implicit_constructor(r).id();
-            self.sites.push(Site { r: c, file, start, end, ty: t });
+            self.sites.push(Site { r: c, file, start, end, ty: t, enc: self.sites.len() });
         }
         if let Some(c) = pending {
             self.b.edit(c).expect("declared").anchor(&path, start, end).measure("cyclomatic", 1.0);
-            self.sites.push(Site { r: c, file, start, end, ty: t });
+            self.sites.push(Site { r: c, file, start, end, ty: t, enc: self.sites.len() });
         }
     }
 
@@ -1152,8 +1238,9 @@ impl Gen {
         if let Some(ty) = &ret {
             self.typed.push((m, file, start, ty.r));
         }
-        self.sites.push(Site { r: m, file, start, end, ty: t });
-        self.annotatable.push((m, file, start));
+        let enc = self.sites.len();
+        self.sites.push(Site { r: m, file, start, end, ty: t, enc });
+        self.annotatable.push((m, file, start, t));
         let mut pnames = HashSet::new();
         for (fqn, ty) in &params {
             let _ = fqn;
@@ -1177,7 +1264,7 @@ impl Gen {
                 self.typed.push((pr, file, start, ty.r));
             }
             if self.rng.chance(0.05) {
-                self.annotatable.push((pr, file, start));
+                self.annotatable.push((pr, file, start, t));
             }
         }
         if !abstract_ {
@@ -1231,8 +1318,8 @@ impl Gen {
                         .measure("cyclomatic", 1.0)
                         .measure("sloc", 1.0)
                         .id();
-                    self.sites.push(Site { r: c, file, start: l, end: anon_end, ty: t });
-                    self.sites.push(Site { r: am, file, start: l, end: anon_end, ty: t });
+                    self.sites.push(Site { r: c, file, start: l, end: anon_end, ty: t, enc });
+                    self.sites.push(Site { r: am, file, start: l, end: anon_end, ty: t, enc });
                     self.anon_creations.push((m, a, file, l));
                     self.typed.push((a, file, l, iface));
                     spent += 3;
@@ -1246,7 +1333,7 @@ impl Gen {
                         .measure("cyclomatic", 1.0)
                         .measure("sloc", 1.0)
                         .id();
-                    self.sites.push(Site { r: lam, file, start: l, end: l, ty: t });
+                    self.sites.push(Site { r: lam, file, start: l, end: l, ty: t, enc });
                     spent += 1;
                     if lparams == 1 {
                         let pname = self.rng.pick(VARS).to_string();
@@ -1274,12 +1361,19 @@ impl Gen {
             let s = self.stub_types[self.rng.skewed(self.stub_types.len())].clone();
             return (s.fqn.clone(), Some(s));
         }
-        // Corpus types: half from the same package.
-        let pkg = self.types[t].pkg;
-        let ti = if self.rng.chance(0.5) && self.pkgs[pkg].types.len() > 1 {
-            *self.rng.pick(&self.pkgs[pkg].types)
+        // Corpus types below this one in the layering (or itself), half from
+        // the same package.
+        let pos = self.top_pos[self.types[t].top];
+        let lo = if self.rng.chance(0.5) { self.pkg_top[self.types[t].pkg].0 } else { 0 };
+        let ti = if self.rng.chance(0.05) {
+            t
+        } else if lo < pos {
+            self.top_order[lo + self.rng.below(pos - lo)]
+        } else if pos > 0 {
+            self.top_order[self.rng.below(pos)]
         } else {
-            self.rng.below(self.types.len())
+            let s = self.stub_types[self.rng.skewed(self.stub_types.len())].clone();
+            return (s.fqn.clone(), Some(s));
         };
         let ty = &self.types[ti];
         let fqn =
@@ -1299,6 +1393,7 @@ impl Gen {
     // ----- edges ---------------------------------------------------------------
 
     fn edges(&mut self, m: usize) {
+        self.rank_types();
         let share = |p: f64| (m as f64 * p).floor() as usize;
         let mut e = Edges { seen: HashSet::with_capacity(m), made: 0 };
         let targets = [
@@ -1328,6 +1423,74 @@ impl Gen {
         self.references(&mut e, want);
     }
 
+    /// Sorts every type, nested ones included, by key: `order`, `pos`, `pkg_span`.
+    fn rank_types(&mut self) {
+        let mut order: Vec<usize> = (0..self.types.len()).collect();
+        order.sort_by_key(|&t| (self.types[t].key, t));
+        self.pos = vec![0; order.len()];
+        self.pkg_span = vec![(0, 0); self.pkgs.len()];
+        for (i, &t) in order.iter().enumerate() {
+            self.pos[t] = i;
+            let p = self.types[t].pkg;
+            if i == 0 || self.types[order[i - 1]].pkg != p {
+                self.pkg_span[p].0 = i;
+            }
+            self.pkg_span[p].1 = i + 1;
+        }
+        self.order = order;
+    }
+
+    /// A type below `t` in the layering: from `t`'s package with chance
+    /// `same_pkg` (if it has one below `t`), else from anywhere below.
+    fn lower_type(&mut self, t: usize, same_pkg: f64) -> Option<usize> {
+        let p = self.pos[t];
+        let lo = self.pkg_span[self.types[t].pkg].0;
+        if lo < p && self.rng.chance(same_pkg) {
+            Some(self.order[lo + self.rng.below(p - lo)])
+        } else if p > 0 {
+            Some(self.order[self.rng.below(p)])
+        } else {
+            None
+        }
+    }
+
+    /// Like [`Gen::lower_type`], among `list` (types sorted by layering).
+    fn lower_in(&mut self, list: &[usize], t: usize, same_pkg: f64) -> Option<usize> {
+        let hi = list.partition_point(|&x| self.pos[x] < self.pos[t]);
+        let start = self.pkg_span[self.types[t].pkg].0;
+        let lo = list.partition_point(|&x| self.pos[x] < start);
+        if lo < hi && self.rng.chance(same_pkg) {
+            Some(list[lo + self.rng.below(hi - lo)])
+        } else if hi > 0 {
+            Some(list[self.rng.below(hi)])
+        } else {
+            None
+        }
+    }
+
+    /// The types matching `keep`, sorted by layering.
+    fn types_where(&self, keep: impl Fn(&TypeInfo) -> bool) -> Vec<usize> {
+        self.order.iter().copied().filter(|&t| keep(&self.types[t])).collect()
+    }
+
+    /// A stub type, popular ones first.
+    fn stub(&mut self) -> Ref {
+        self.stub_types[self.rng.skewed(self.stub_types.len())].r
+    }
+
+    /// An invocation from site `s` to site `o`, on a line of `s`.
+    fn call(&mut self, e: &mut Edges, s: usize, to: Ref) {
+        let (fr, file, start, end) = (self.sites[s].r, self.sites[s].file, self.sites[s].start, self.sites[s].end);
+        let line = start + self.rng.below((end - start + 1) as usize) as u32;
+        e.add(&mut self.b, "invocation", fr, to, "declared", &self.files[file], line, line);
+    }
+
+    /// A reference from type `t` (its declaration line) to type `to`.
+    fn type_ref(&mut self, e: &mut Edges, t: usize, to: usize) {
+        let (fr, to, file, line) = (self.types[t].r, self.types[to].r, self.types[t].file, self.types[t].start);
+        e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
+    }
+
     fn invocations(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
         if self.sites.len() < 2 {
@@ -1339,62 +1502,101 @@ impl Gen {
                 e.add(&mut self.b, "invocation", from, to, "declared", &self.files[file], line, line);
             }
         }
-        // Call cycles: a → b → c → a inside one type or package.
-        let cycles = (want / 400).max(1);
-        for _ in 0..cycles {
-            let a = self.rng.below(self.sites.len());
-            let len = self.rng.range(2, 4);
-            let mut ring = vec![a];
-            for _ in 1..len {
-                ring.push(self.near_site(a));
+        // The call order: sites by (type's layer, operation); a call goes to a
+        // site of a lower operation, so the call graph is acyclic but for the
+        // rings below. `floor[s]`: the first place of `s`'s operation.
+        let n = self.sites.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&s| (self.pos[self.sites[s].ty], self.sites[s].enc, s));
+        let mut floor = vec![0usize; n];
+        let mut type_start = vec![0usize; self.types.len()];
+        let mut pkg_start = vec![0usize; self.pkgs.len()];
+        let mut type_ops: Vec<Vec<usize>> = vec![Vec::new(); self.types.len()];
+        let mut group = 0;
+        for (i, &s) in order.iter().enumerate() {
+            let (ty, enc) = (self.sites[s].ty, self.sites[s].enc);
+            let pkg = self.types[ty].pkg;
+            let prev = (i > 0).then(|| &self.sites[order[i - 1]]);
+            if prev.is_none_or(|p| (p.ty, p.enc) != (ty, enc)) {
+                group = i;
             }
-            for i in 0..ring.len() {
-                let (f, o) = (&self.sites[ring[i]], &self.sites[ring[(i + 1) % ring.len()]]);
-                if e.made < until && f.r != o.r {
-                    let line = f.start + self.rng.below((f.end - f.start + 1) as usize) as u32;
-                    let (fr, or, file) = (f.r, o.r, f.file);
-                    e.add(&mut self.b, "invocation", fr, or, "declared", &self.files[file], line, line);
+            floor[s] = group;
+            if prev.is_none_or(|p| p.ty != ty) {
+                type_start[ty] = i;
+            }
+            if prev.is_none_or(|p| self.types[p.ty].pkg != pkg) {
+                pkg_start[pkg] = i;
+            }
+            if enc == s {
+                type_ops[ty].push(s);
+            }
+        }
+        // Mutual recursion: rings of 2–8 neighbouring operations of one type (a
+        // chain down the call order and one call back up), never overlapping,
+        // so each is a cycle of its own.
+        let mut claimed = vec![false; n];
+        let rings = (want / 500).max(1);
+        let (mut made, mut tries) = (0, 0);
+        while made < rings && tries < rings * 20 {
+            tries += 1;
+            let ops = &type_ops[self.sites[self.rng.below(n)].ty];
+            if ops.len() < 2 {
+                continue;
+            }
+            let k = (2 + self.rng.geom(0.8)).min(8).min(ops.len());
+            let at = self.rng.below(ops.len() - k + 1);
+            let ring = ops[at..at + k].to_vec();
+            if ring.iter().any(|&s| claimed[s]) {
+                continue;
+            }
+            made += 1;
+            for (i, &s) in ring.iter().enumerate() {
+                claimed[s] = true;
+                let callee = if i == 0 { ring[k - 1] } else { ring[i - 1] };
+                if e.made < until {
+                    let to = self.sites[callee].r;
+                    self.call(e, s, to);
                 }
             }
         }
+        // Everything else goes down the call order: to a nearby operation of
+        // the same type, to one of the same package, to any, or to a stub.
         let mut tries = 0;
         while e.made < until && tries < want * 20 {
             tries += 1;
-            let s = self.rng.below(self.sites.len());
+            let s = self.rng.below(n);
             let to = if self.rng.chance(0.3) {
-                self.stub_types[self.rng.skewed(self.stub_types.len())].r
-            } else if self.rng.chance(0.55) {
-                let n = self.near_site(s);
-                self.sites[n].r
+                None
             } else {
-                self.sites[self.rng.below(self.sites.len())].r
+                let ty = self.sites[s].ty;
+                let hi = floor[s];
+                let ranges =
+                    [(type_start[ty].max(hi.saturating_sub(12)), hi), (pkg_start[self.types[ty].pkg], hi), (0, hi)];
+                let roll = self.rng.f();
+                let first = if roll < 0.5 {
+                    0
+                } else if roll < 0.75 {
+                    1
+                } else {
+                    2
+                };
+                ranges[first..]
+                    .iter()
+                    .copied()
+                    .find(|r| r.0 < r.1)
+                    .map(|(lo, hi)| self.sites[order[lo + self.rng.below(hi - lo)]].r)
             };
-            let f = &self.sites[s];
-            let line = f.start + self.rng.below((f.end - f.start + 1) as usize) as u32;
-            let (fr, file) = (f.r, f.file);
-            e.add(&mut self.b, "invocation", fr, to, "declared", &self.files[file], line, line);
-        }
-    }
-
-    /// Another invocable of the same type (or, failing that, the same file).
-    fn near_site(&mut self, s: usize) -> usize {
-        let lo = s.saturating_sub(12);
-        let hi = (s + 12).min(self.sites.len() - 1);
-        let c = self.rng.range(lo, hi);
-        if c == s {
-            if s + 1 < self.sites.len() {
-                s + 1
-            } else {
-                s.saturating_sub(1)
-            }
-        } else {
-            c
+            let to = match to {
+                Some(to) => to,
+                None => self.stub(),
+            };
+            self.call(e, s, to);
         }
     }
 
     fn accesses(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let with_fields: Vec<usize> = (0..self.types.len()).filter(|&t| !self.types[t].fields.is_empty()).collect();
+        let with_fields = self.types_where(|t| !t.fields.is_empty());
         if self.sites.is_empty() || with_fields.is_empty() {
             return;
         }
@@ -1403,13 +1605,16 @@ impl Gen {
             tries += 1;
             let s = self.rng.below(self.sites.len());
             let own = self.sites[s].ty;
-            let to = if self.rng.chance(0.08) {
-                self.stub_types[self.rng.skewed(self.stub_types.len())].r
-            } else if self.rng.chance(0.7) && !self.types[own].fields.is_empty() {
-                *self.rng.pick(&self.types[own].fields)
+            let has_own = !self.types[own].fields.is_empty();
+            let lower = if self.rng.chance(0.08) || (self.rng.chance(0.7) && has_own) {
+                None
             } else {
-                let t = *self.rng.pick(&with_fields);
-                *self.rng.pick(&self.types[t].fields)
+                self.lower_in(&with_fields, own, 0.5)
+            };
+            let to = match lower {
+                Some(t) => *self.rng.pick(&self.types[t].fields),
+                None if has_own && !self.rng.chance(0.1) => *self.rng.pick(&self.types[own].fields),
+                None => self.stub(),
             };
             let f = &self.sites[s];
             let line = f.start + self.rng.below((f.end - f.start + 1) as usize) as u32;
@@ -1425,33 +1630,65 @@ impl Gen {
         }
     }
 
+    /// An import of package `y` into package `x`, declared in one of `x`'s files.
+    fn import(&mut self, e: &mut Edges, x: usize, y: usize) {
+        let file = *self.rng.pick(&self.pkgs[x].files);
+        let line = self.rng.range(3, 12) as u32;
+        let (fr, to) = (self.pkgs[x].r, self.pkgs[y].r);
+        e.add(&mut self.b, "import", fr, to, "declared", &self.files[file], line, line);
+    }
+
     fn imports(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
         let np = self.pkgs.len();
-        // Package cycles: pairs importing each other.
-        if np >= 2 {
-            for _ in 0..(want / 200).max(1) {
-                let a = self.rng.below(np);
-                let b = (a + 1 + self.rng.below(np - 1)) % np;
-                for (x, y) in [(a, b), (b, a)] {
-                    let file = *self.rng.pick(&self.pkgs[x].files);
-                    let line = self.rng.range(3, 12) as u32;
-                    if e.made < until {
-                        let (fr, to) = (self.pkgs[x].r, self.pkgs[y].r);
-                        e.add(&mut self.b, "import", fr, to, "declared", &self.files[file], line, line);
+        let mut by_rank = vec![0usize; np];
+        for (p, &r) in self.pkg_rank.iter().enumerate() {
+            by_rank[r as usize] = p;
+        }
+        // Package tangles: runs of packages adjacent in the layering, importing
+        // each other in a ring (plus a few imports inside the run). A run holds
+        // no other package, so each tangle is exactly its run: 2–4 small ones
+        // and, in a large corpus, one of 20–50 packages.
+        let mut sizes: Vec<usize> = (0..2 + self.rng.below(3)).map(|_| self.rng.range(2, 4)).collect();
+        if np >= 200 {
+            sizes.push((np / 12).clamp(20, 50));
+        }
+        let mut claimed = vec![false; np];
+        for size in sizes {
+            if size > np {
+                continue;
+            }
+            for _ in 0..20 {
+                let lo = self.rng.below(np - size + 1);
+                if claimed[lo..lo + size].iter().any(|&c| c) {
+                    continue;
+                }
+                claimed[lo..lo + size].fill(true);
+                let run = by_rank[lo..lo + size].to_vec();
+                let mut pairs: Vec<(usize, usize)> = (1..size).map(|i| (run[i], run[i - 1])).collect();
+                pairs.push((run[0], run[size - 1]));
+                for _ in 0..size / 2 {
+                    pairs.push((*self.rng.pick(&run), *self.rng.pick(&run)));
+                }
+                for (x, y) in pairs {
+                    if e.made < until && x != y {
+                        self.import(e, x, y);
                     }
                 }
+                break;
             }
         }
+        // Everything else: a stub package or a package lower in the layering.
         let mut tries = 0;
         while e.made < until && tries < want * 20 {
             tries += 1;
             let p = self.rng.skewed(np);
-            let (to, prov) = if self.rng.chance(0.55) {
+            let rank = self.pkg_rank[p] as usize;
+            let (to, prov) = if self.rng.chance(0.55) || rank == 0 {
                 let s = self.stub_pkgs[self.rng.skewed(self.stub_pkgs.len())];
                 (s, if self.rng.chance(0.02) { "derived" } else { "declared" })
             } else {
-                (self.pkgs[self.rng.below(np)].r, "declared")
+                (self.pkgs[by_rank[self.rng.below(rank)]].r, "declared")
             };
             let file = *self.rng.pick(&self.pkgs[p].files);
             let line = self.rng.range(3, 16) as u32;
@@ -1462,16 +1699,25 @@ impl Gen {
 
     fn annotation_uses(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let mut annotations: Vec<Ref> = self.stub_annotations.clone();
-        annotations.extend(self.types.iter().filter(|t| t.kind == Kind::Annotation).map(|t| t.r));
-        if annotations.is_empty() || self.annotatable.is_empty() {
+        let stubs = self.stub_annotations.len();
+        let corpus = self.types_where(|t| t.kind == Kind::Annotation);
+        if stubs + corpus.len() == 0 || self.annotatable.is_empty() {
             return;
         }
         let mut tries = 0;
         while e.made < until && tries < want * 20 {
             tries += 1;
-            let (from, file, line) = *self.rng.pick(&self.annotatable);
-            let to = annotations[self.rng.skewed(annotations.len())];
+            let (from, file, line, t) = *self.rng.pick(&self.annotatable);
+            let i = self.rng.skewed(stubs + corpus.len());
+            let to = if i < stubs {
+                self.stub_annotations[i]
+            } else {
+                match self.lower_in(&corpus, t, 0.3) {
+                    Some(a) => self.types[a].r,
+                    None if stubs > 0 => self.stub_annotations[self.rng.skewed(stubs)],
+                    None => continue,
+                }
+            };
             let line = line.saturating_sub(self.rng.below(2) as u32).max(1);
             let args: Vec<NamedArgument<Ref>> = match self.rng.below(10) {
                 0..=5 => Vec::new(),
@@ -1507,43 +1753,41 @@ impl Gen {
 
     fn inheritances(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let classes: Vec<usize> = (0..self.types.len()).filter(|&t| self.types[t].kind == Kind::Class).collect();
-        let interfaces: Vec<usize> = (0..self.types.len()).filter(|&t| self.types[t].kind == Kind::Interface).collect();
-        let exceptions: Vec<usize> = classes.iter().copied().filter(|&t| self.types[t].exception).collect();
+        let classes = self.types_where(|t| t.kind == Kind::Class && !t.exception);
+        let interfaces = self.types_where(|t| t.kind == Kind::Interface);
+        let exceptions = self.types_where(|t| t.exception);
         let base_exception = self.stub_named("RuntimeException");
-        // Each class extends at most one type; interfaces extend a few.
-        let mut order: Vec<usize> = classes.iter().chain(&interfaces).chain(&interfaces).copied().collect();
+        // Each class extends at most one type; interfaces extend a few. All go
+        // down the layering (or to stubs).
+        let mut order: Vec<usize> = (0..self.types.len()).filter(|&t| self.types[t].kind == Kind::Class).collect();
+        order.extend(interfaces.iter().chain(&interfaces));
         shuffle(&mut self.rng, &mut order);
         for t in order {
             if e.made >= until {
                 break;
             }
-            let ty = &self.types[t];
-            let to = if ty.exception {
-                match (base_exception, exceptions.len() > 1 && self.rng.chance(0.4)) {
-                    (_, true) => self.types[*self.rng.pick(&exceptions)].r,
-                    (Some(b), false) => b,
-                    (None, false) => continue,
+            let (exception, kind) = (self.types[t].exception, self.types[t].kind);
+            let to = if exception {
+                let lower = if self.rng.chance(0.4) { self.lower_in(&exceptions, t, 0.5) } else { None };
+                match (lower, base_exception) {
+                    (Some(x), _) => self.types[x].r,
+                    (None, Some(b)) => b,
+                    (None, None) => continue,
                 }
-            } else if ty.kind == Kind::Interface {
-                if self.rng.chance(0.5) && interfaces.len() > 1 {
-                    self.types[*self.rng.pick(&interfaces)].r
-                } else if !self.stub_interfaces.is_empty() {
-                    *self.rng.pick(&self.stub_interfaces)
-                } else {
-                    continue;
-                }
-            } else if self.rng.chance(0.8) && classes.len() > 1 {
-                // Same package first: abstract bases live beside their subclasses.
-                let pkg = &self.pkgs[ty.pkg].types;
-                let c = *self.rng.pick(pkg);
-                if self.types[c].kind == Kind::Class && !self.types[c].exception {
-                    self.types[c].r
-                } else {
-                    self.types[*self.rng.pick(&classes)].r
+            } else if kind == Kind::Interface {
+                let lower = if self.rng.chance(0.5) { self.lower_in(&interfaces, t, 0.5) } else { None };
+                match lower {
+                    Some(x) => self.types[x].r,
+                    None if !self.stub_interfaces.is_empty() => *self.rng.pick(&self.stub_interfaces),
+                    None => continue,
                 }
             } else {
-                self.stub_types[self.rng.skewed(self.stub_types.len())].r
+                // Same package first: abstract bases live beside their subclasses.
+                let lower = if self.rng.chance(0.8) { self.lower_in(&classes, t, 0.8) } else { None };
+                match lower {
+                    Some(x) => self.types[x].r,
+                    None => self.stub(),
+                }
             };
             let ty = &self.types[t];
             if to == ty.r || self.extends_reaches(to, ty.r) {
@@ -1576,14 +1820,9 @@ impl Gen {
         let implementors: Vec<usize> = (0..self.types.len())
             .filter(|&t| matches!(self.types[t].kind, Kind::Class | Kind::Enum | Kind::Record))
             .collect();
-        let interfaces: Vec<Ref> = self
-            .types
-            .iter()
-            .filter(|t| t.kind == Kind::Interface)
-            .map(|t| t.r)
-            .chain(self.stub_interfaces.iter().copied())
-            .collect();
-        if implementors.is_empty() || interfaces.is_empty() {
+        let interfaces = self.types_where(|t| t.kind == Kind::Interface);
+        let stubs = self.stub_interfaces.len();
+        if implementors.is_empty() || interfaces.len() + stubs == 0 {
             return;
         }
         let mut order: Vec<usize> = implementors.iter().chain(&implementors).chain(&implementors).copied().collect();
@@ -1592,7 +1831,12 @@ impl Gen {
             if e.made >= until {
                 break;
             }
-            let to = interfaces[self.rng.skewed(interfaces.len())];
+            let lower = if self.rng.chance(0.7) { self.lower_in(&interfaces, t, 0.4) } else { None };
+            let to = match lower {
+                Some(i) => self.types[i].r,
+                None if stubs > 0 => self.stub_interfaces[self.rng.skewed(stubs)],
+                None => continue,
+            };
             let ty = &self.types[t];
             let (fr, file, line) = (ty.r, ty.file, ty.start);
             e.add(&mut self.b, "interfaceImplementation", fr, to, "declared", &self.files[file], line, line);
@@ -1601,16 +1845,21 @@ impl Gen {
 
     fn throws(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        let mut exceptions: Vec<Ref> = self.types.iter().filter(|t| t.exception).map(|t| t.r).collect();
-        exceptions.extend(self.stub_exceptions.iter().copied());
-        if exceptions.is_empty() || self.sites.is_empty() {
+        let exceptions = self.types_where(|t| t.exception);
+        if exceptions.is_empty() && self.stub_exceptions.is_empty() || self.sites.is_empty() {
             return;
         }
         let mut tries = 0;
         while e.made < until && tries < want * 20 {
             tries += 1;
-            let s = &self.sites[self.rng.below(self.sites.len())];
-            let to = *self.rng.pick(&exceptions);
+            let s = self.rng.below(self.sites.len());
+            let lower = if self.rng.chance(0.8) { self.lower_in(&exceptions, self.sites[s].ty, 0.3) } else { None };
+            let to = match lower {
+                Some(x) => self.types[x].r,
+                None if !self.stub_exceptions.is_empty() => *self.rng.pick(&self.stub_exceptions),
+                None => continue,
+            };
+            let s = &self.sites[s];
             let line = s.start + self.rng.below((s.end - s.start + 1) as usize) as u32;
             let (fr, file) = (s.r, s.file);
             e.add(&mut self.b, "throws", fr, to, "declared", &self.files[file], line, line);
@@ -1619,17 +1868,44 @@ impl Gen {
 
     fn references(&mut self, e: &mut Edges, want: usize) {
         let until = e.made + want;
-        // Type cycles: A refers to B and B to A.
-        if self.types.len() >= 2 {
-            for _ in 0..(want / 500).max(1) {
-                let a = self.rng.below(self.types.len());
-                let b = (a + 1 + self.rng.below(self.types.len() - 1)) % self.types.len();
-                for (x, y) in [(a, b), (b, a)] {
-                    if e.made < until {
-                        let (fr, to, file, line) =
-                            (self.types[x].r, self.types[y].r, self.types[x].file, self.types[x].start);
-                        e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
-                    }
+        let n = self.types.len();
+        // Deliberate type cycles, each over a run of the layering no other
+        // cycle touches (so none merge). Nested types referring to their outer
+        // type (a builder building it, an entry naming its map): the outer type
+        // already depends on them, so they form a cycle with at most the outer
+        // type's other nested types between them.
+        let mut claimed = vec![false; n];
+        for t in 0..n {
+            let Some(o) = self.types[t].outer else { continue };
+            let (lo, hi) = (self.pos[t], self.pos[o]);
+            if !self.rng.chance(0.3) || claimed[lo..=hi].iter().any(|&c| c) {
+                continue;
+            }
+            claimed[lo..=hi].fill(true);
+            if e.made < until {
+                self.type_ref(e, t, o);
+            }
+        }
+        // Small tangles: 2–20 types adjacent in one package, a chain of
+        // references down the layering and one back up.
+        let rings = (n / 40).max(1);
+        let (mut made, mut tries) = (0, 0);
+        while n >= 2 && made < rings && tries < rings * 20 {
+            tries += 1;
+            let k = if self.rng.chance(0.1) { self.rng.range(6, 20) } else { 2 + self.rng.geom(0.7) };
+            let k = k.min(20).min(n);
+            let lo = self.rng.below(n - k + 1);
+            let hi = lo + k - 1;
+            let (a, b) = (self.order[lo], self.order[hi]);
+            if self.types[a].pkg != self.types[b].pkg || claimed[lo..=hi].iter().any(|&c| c) {
+                continue;
+            }
+            claimed[lo..=hi].fill(true);
+            made += 1;
+            for i in lo..=hi {
+                let (f, o) = if i == lo { (a, b) } else { (self.order[i], self.order[i - 1]) };
+                if e.made < until {
+                    self.type_ref(e, f, o);
                 }
             }
         }
@@ -1642,28 +1918,27 @@ impl Gen {
             e.add(&mut self.b, "reference", from, to, "declared", &self.files[file], line, line);
         }
         // Uses inside bodies (casts, generic arguments, static calls' types).
-        let all_types: Vec<Ref> = self.types.iter().map(|t| t.r).collect();
         let mut tries = 0usize;
         while e.made < until {
             tries += 1;
-            let to = if self.rng.chance(0.55) || all_types.is_empty() {
-                self.stub_types[self.rng.skewed(self.stub_types.len())].r
+            let (fr, ty, file, line) = if self.sites.is_empty() || self.rng.chance(0.1) {
+                let t = self.rng.below(n);
+                let (start, end) = (self.types[t].start, self.types[t].end);
+                (self.types[t].r, t, self.types[t].file, start + self.rng.below((end - start + 1) as usize) as u32)
             } else {
-                *self.rng.pick(&all_types)
-            };
-            if self.sites.is_empty() || self.rng.chance(0.1) {
-                let t = &self.types[self.rng.below(self.types.len())];
-                let line = t.start + self.rng.below((t.end - t.start + 1) as usize) as u32;
-                let (fr, file) = (t.r, t.file);
-                e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
-            } else {
-                let s = &self.sites[self.rng.below(self.sites.len())];
+                let s = self.rng.below(self.sites.len());
+                let (start, end) = (self.sites[s].start, self.sites[s].end);
                 // After many collisions (tiny corpus, huge edge count) widen the lines.
                 let extra = (tries / 1_000_000) as u32 * 1000;
-                let line = s.start + self.rng.below((s.end - s.start + 1) as usize) as u32 + extra;
-                let (fr, file) = (s.r, s.file);
-                e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
-            }
+                let line = start + self.rng.below((end - start + 1) as usize) as u32 + extra;
+                (self.sites[s].r, self.sites[s].ty, self.sites[s].file, line)
+            };
+            let lower = if self.rng.chance(0.55) { None } else { self.lower_type(ty, 0.5) };
+            let to = match lower {
+                Some(x) => self.types[x].r,
+                None => self.stub(),
+            };
+            e.add(&mut self.b, "reference", fr, to, "declared", &self.files[file], line, line);
         }
     }
 }
@@ -1728,6 +2003,65 @@ mod tests {
             assert_eq!(model.entity_count() as usize, n);
             assert_eq!(model.edge_count() as usize, m);
             assert!(model.findings().is_empty(), "{n}/{m}: {:?}", model.findings().kept);
+        }
+    }
+
+    /// The largest strongly connected groups as the insights walk sees them:
+    /// [operations, types, packages]. Operations: invocations between corpus
+    /// methods and constructors (a lambda's calls count for its enclosing
+    /// operation); types: every edge folded to corpus types, plus outer type →
+    /// nested type; packages: imports.
+    fn largest_cycles(model: &model::Model) -> [usize; 3] {
+        use analyzer::CodeGraph;
+        use model::{EdgeKind, Trait};
+        let g = CodeGraph::new(model);
+        let is_op = |i: u32| matches!(g.kind(i), "method" | "constructor") && !g.is_stub(i);
+        let enclosing = |mut i: u32| loop {
+            if is_op(i) {
+                return Some(i);
+            }
+            if g.has_trait(i, Trait::Type) || g.has_trait(i, Trait::Module) {
+                return None;
+            }
+            i = g.parent_of(i)?;
+        };
+        let corpus_type = |i: u32| g.containing_type(i).filter(|&t| !g.is_stub(t));
+        let corpus_module = |i: u32| g.containing_module(i).filter(|&m| !g.is_stub(m));
+        let mut succ: [Vec<Vec<u32>>; 3] = std::array::from_fn(|_| vec![Vec::new(); g.len()]);
+        let mut add = |level: usize, from: Option<u32>, to: Option<u32>| {
+            if let (Some(f), Some(t)) = (from, to) {
+                if f != t {
+                    succ[level][f as usize].push(t);
+                }
+            }
+        };
+        for e in model.edges() {
+            if e.kind == EdgeKind::Invocation {
+                add(0, enclosing(e.from), enclosing(e.to));
+            }
+            if e.kind == EdgeKind::Import {
+                add(2, corpus_module(e.from), corpus_module(e.to));
+            }
+            add(1, corpus_type(e.from), corpus_type(e.to));
+        }
+        for i in 0..g.len() as u32 {
+            if g.has_trait(i, Trait::Type) && !g.is_stub(i) {
+                add(1, g.parent_of(i).filter(|&p| g.has_trait(p, Trait::Type)), Some(i));
+            }
+        }
+        succ.map(|s| analyzer::scc::condense(&s).components.iter().map(Vec::len).max().unwrap_or(0))
+    }
+
+    #[test]
+    fn mostly_acyclic_with_small_cycles() {
+        for (n, m, seed) in [(12_000, 30_000, 4), (12_000, 30_000, 5), (40_000, 130_000, 6)] {
+            let text = generate(n, m, seed).unwrap().build().unwrap();
+            let model = model::read_model(text.as_bytes(), "synth").unwrap();
+            let [ops, types, pkgs] = largest_cycles(&model);
+            eprintln!("{n}/{m}/{seed}: largest cycles: {ops} operations, {types} types, {pkgs} packages");
+            assert!((2..=100).contains(&ops), "{n}/{m}: {ops} operations in one cycle");
+            assert!((2..=300).contains(&types), "{n}/{m}: {types} types in one cycle");
+            assert!((2..=60).contains(&pkgs), "{n}/{m}: {pkgs} packages in one cycle");
         }
     }
 }
