@@ -263,7 +263,7 @@ pub fn plan_run_observed(
         } else if options.scope.as_ref().is_some_and(|s| !corpus.in_scope(s, unit)) {
             step.status = StepStatus::SkipScope;
         } else {
-            let prompts = crate::prompt::prompts(&pack, options.max_scc);
+            let mut prompts = crate::prompt::prompts(&pack, options.max_scc);
             let calls = prompts.len() as u64;
             if exhausted || remaining.is_some_and(|r| calls > r) {
                 exhausted = true;
@@ -273,11 +273,12 @@ pub fn plan_run_observed(
                     *r -= calls;
                 }
                 step.calls = calls;
-                // Each prompt is measured and dropped before the next is rendered.
-                for p in prompts {
-                    step.prompt_tokens += estimate_tokens(&p.system) + estimate_tokens(&p.user);
-                    step.completion_tokens +=
-                        completion_tokens_per_block(unit.level) * p.member_ids.len().max(1) as u64;
+                // Each user message is measured and dropped before the next is
+                // rendered; the shared system message is measured once.
+                let system = estimate_tokens(prompts.system());
+                while let Some((user, blocks)) = prompts.next_user() {
+                    step.prompt_tokens += system + estimate_tokens(&user);
+                    step.completion_tokens += completion_tokens_per_block(unit.level) * blocks.max(1) as u64;
                 }
             }
             ended(PlanPhase::Prompts);

@@ -424,10 +424,14 @@ pub struct Prompts<'p> {
     next: usize,
 }
 
-impl Iterator for Prompts<'_> {
-    type Item = Prompt;
+impl Prompts<'_> {
+    /// The system message every prompt of this unit shares.
+    pub fn system(&self) -> &str {
+        &self.system
+    }
 
-    fn next(&mut self) -> Option<Prompt> {
+    /// The next chunk's members (indexes into the pack's members).
+    fn next_chunk(&mut self) -> Option<Vec<usize>> {
         let n = self.pack.members.len();
         if self.next >= n.max(1) {
             return None;
@@ -435,6 +439,22 @@ impl Iterator for Prompts<'_> {
         let size = if n <= self.chunk { n } else { self.chunk };
         let shown: Vec<usize> = (self.next..(self.next + size).min(n)).collect();
         self.next += size.max(1);
+        Some(shown)
+    }
+
+    /// The next user message and how many blocks it asks for, without
+    /// copying the system message (what an estimate needs).
+    pub fn next_user(&mut self) -> Option<(String, usize)> {
+        let shown = self.next_chunk()?;
+        Some((user_message(self.pack, &shown), shown.len()))
+    }
+}
+
+impl Iterator for Prompts<'_> {
+    type Item = Prompt;
+
+    fn next(&mut self) -> Option<Prompt> {
+        let shown = self.next_chunk()?;
         Some(Prompt {
             system: self.system.clone(),
             user: user_message(self.pack, &shown),

@@ -41,7 +41,10 @@ pub fn sort_utf16<T: AsRef<str>>(items: &mut [T]) {
 
 /// Number of UTF-16 code units of a string (JavaScript `.length`).
 pub fn utf16_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
+    // Every character starts with one non-continuation byte and takes one
+    // UTF-16 unit, except those of four UTF-8 bytes (lead byte ≥ 0xF0),
+    // which take two. Counting bytes vectorises; decoding characters does not.
+    s.bytes().map(|b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0)).sum()
 }
 
 #[cfg(test)]
@@ -77,6 +80,9 @@ mod tests {
     #[test]
     fn utf16_length_counts_surrogate_pairs() {
         assert_eq!(utf16_len("a𠀀é"), 4);
+        for s in ["", "abc", "é", "€", "😀", "a😀b", "ＡFullwidth\u{10FFFF}"] {
+            assert_eq!(utf16_len(s), s.encode_utf16().count(), "{s:?}");
+        }
     }
 
     proptest! {
