@@ -9,7 +9,6 @@ use std::cmp::Ordering;
 
 use hashbrown::HashMap;
 use model::{EdgeKind, Provenance, Trait};
-use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
 use crate::graph::{CodeGraph, Csr, Level};
@@ -50,12 +49,7 @@ impl KindSet {
 
 impl Serialize for KindSet {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let names = self.names();
-        let mut seq = s.serialize_seq(Some(names.len()))?;
-        for n in names {
-            seq.serialize_element(n)?;
-        }
-        seq.end()
+        s.collect_seq(self.names())
     }
 }
 
@@ -94,12 +88,7 @@ impl ProvenanceSet {
 
 impl Serialize for ProvenanceSet {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let names = self.names();
-        let mut seq = s.serialize_seq(Some(names.len()))?;
-        for n in names {
-            seq.serialize_element(n)?;
-        }
-        seq.end()
+        s.collect_seq(self.names())
     }
 }
 
