@@ -2,6 +2,9 @@
 //! source only for fingerprints; a prompt quotes only a description and a
 //! concept label. Blocks are never read to plan.
 
+use crate::blocks::Block;
+use crate::record::InsightRecord;
+use crate::vocab::Level;
 use hashbrown::HashMap;
 
 /// What a prompt quotes of an explained member.
@@ -10,6 +13,41 @@ pub struct RecordSummary {
     pub description: String,
     /// The concept label (§14.3), if any.
     pub concept: Option<String>,
+}
+
+impl RecordSummary {
+    /// What a prompt quotes of a record.
+    pub fn of(record: &InsightRecord) -> RecordSummary {
+        RecordSummary { description: record.block.description().to_owned(), concept: concept_label(&record.block) }
+    }
+}
+
+/// The concept label (§14.3), one rule for prompts, the store and readers:
+/// `owned by <owner>` for an operation (none when the owner is unknown), the
+/// concept of a type, `context: <hint>` for a module with a bounded-context hint.
+/// Takes the block's parts so a store can apply it without decoding a block.
+pub fn concept_label_of(
+    level: Level,
+    owner: Option<&str>,
+    concept: Option<&str>,
+    context: Option<&str>,
+) -> Option<String> {
+    match level {
+        Level::Operation => owner.filter(|o| *o != "unknown").map(|o| format!("owned by {o}")),
+        Level::Type => concept.map(str::to_owned),
+        Level::Module => context.map(|c| format!("context: {c}")),
+    }
+}
+
+/// The concept label of a block.
+pub fn concept_label(block: &Block) -> Option<String> {
+    match block {
+        Block::Operation(b) => concept_label_of(Level::Operation, Some(b.owner.as_str()), None, None),
+        Block::Type(b) => concept_label_of(Level::Type, None, Some(b.concept.as_str()), None),
+        Block::Module(b) => {
+            concept_label_of(Level::Module, None, None, b.bounded_context_hint.as_ref().map(|h| h.name.as_str()))
+        }
+    }
 }
 
 /// Read access to existing records.

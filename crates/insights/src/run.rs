@@ -528,26 +528,12 @@ impl MemoryBook {
     }
 }
 
-/// The concept label of a block (§14.3): what prompts, the store and
-/// readers show beside a description.
-pub fn concept_label(block: &Block) -> Option<String> {
-    use crate::vocab::OperationOwner;
-    match block {
-        Block::Operation(b) => (b.owner != OperationOwner::Unknown).then(|| format!("owned by {}", b.owner.as_str())),
-        Block::Type(b) => Some(b.concept.as_str().to_owned()),
-        Block::Module(b) => b.bounded_context_hint.as_ref().map(|h| format!("context: {}", h.name)),
-    }
-}
-
 impl RecordSource for MemoryBook {
     fn fingerprint(&self, id: &str) -> Option<String> {
         self.records.get(id).map(|r| r.fingerprint.clone())
     }
     fn summary(&self, id: &str) -> Option<crate::records::RecordSummary> {
-        self.records.get(id).map(|r| crate::records::RecordSummary {
-            description: r.block.description().to_owned(),
-            concept: concept_label(&r.block),
-        })
+        self.records.get(id).map(crate::records::RecordSummary::of)
     }
     fn size(&self) -> usize {
         self.records.len()

@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 use hashbrown::HashMap;
 use insights::record::{FailureRecord, InsightRecord};
 use insights::records::{RecordSource, RecordSummary};
-use insights::run::{concept_label, RecordBook};
+use insights::run::RecordBook;
 
 use crate::{RunHandle, Store, StoreError};
 
@@ -70,10 +70,7 @@ impl<'s> StoreBook<'s> {
         let mut summaries = self.summaries.borrow_mut();
         for r in records {
             self.fingerprints.insert(r.id.clone(), r.fingerprint.clone());
-            summaries.insert(
-                r.id.clone(),
-                Some(RecordSummary { description: r.block.description().to_owned(), concept: concept_label(&r.block) }),
-            );
+            summaries.insert(r.id.clone(), Some(RecordSummary::of(r)));
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use insights::records::RecordSummary;
 use insights::sidecar::{
     decode_header, decode_trailer, encode_header, encode_trailer, failure_order, record_order, Sidecar, SidecarWriter,
 };
-use insights::vocab::{Level, GET_CHUNK};
+use insights::vocab::GET_CHUNK;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -564,9 +564,10 @@ pub(crate) fn concept_label(
     concept: Option<String>,
     context: Option<String>,
 ) -> Option<String> {
-    match rows::level_of(level)? {
-        Level::Operation => owner.filter(|o| o != "unknown").map(|o| format!("owned by {o}")),
-        Level::Type => concept,
-        Level::Module => context.map(|c| format!("context: {c}")),
-    }
+    insights::records::concept_label_of(
+        rows::level_of(level)?,
+        owner.as_deref(),
+        concept.as_deref(),
+        context.as_deref(),
+    )
 }

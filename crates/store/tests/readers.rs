@@ -3,8 +3,9 @@
 mod common;
 
 use common::*;
+use insights::records::concept_label;
 use insights::records::{RecordSource, RecordSummary};
-use insights::run::{concept_label, RecordBook};
+use insights::run::RecordBook;
 use insights::sidecar::synth;
 use insights::vocab::{DomainConcept, Level, OperationOwner};
 use store::{BeginRun, FinishRun, InsightAnswer, Query, Store, StoreBook, StoreError};
@@ -219,8 +220,7 @@ fn the_sql_summary_equals_the_in_code_summary() {
         let sidecar = synth::synthetic(400, seed);
         s.import(&sidecar).unwrap();
         for r in &sidecar.records {
-            let want =
-                RecordSummary { description: r.block.description().to_owned(), concept: concept_label(&r.block) };
+            let want = RecordSummary::of(r);
             assert_eq!(s.summary(&r.id).unwrap(), Some(want), "{}", r.id);
         }
         let rows = s.query(&Query::default()).unwrap();

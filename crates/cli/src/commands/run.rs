@@ -12,7 +12,7 @@ use insights::record::{
 };
 use insights::records::{MemoryRecords, NoRecords, RecordSource, RecordSummary};
 use insights::report::Prices;
-use insights::run::{concept_label, RunOptions, RunResult, StepEvent};
+use insights::run::{RunOptions, RunResult, StepEvent};
 use insights::sidecar::{self, Sidecar};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
@@ -76,11 +76,7 @@ impl Existing {
             }
             let mut mem = MemoryRecords::default();
             for r in &sc.records {
-                mem.insert(
-                    r.id.clone(),
-                    r.fingerprint.clone(),
-                    RecordSummary { description: r.block.description().to_owned(), concept: concept_label(&r.block) },
-                );
+                mem.insert(r.id.clone(), r.fingerprint.clone(), RecordSummary::of(r));
             }
             return Ok(Existing::Sidecar(Box::new(sc), mem));
         }
