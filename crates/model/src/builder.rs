@@ -1524,3 +1524,30 @@ impl EdgeBuilder<'_> {
         self
     }
 }
+
+/// Small models that several crates' tests share.
+pub mod examples {
+    use super::ModelBuilder;
+
+    /// The run fixture the insights spec pins its run semantics on
+    /// (insights.md §17 "Run"): package `p`, class `T` with a field `total`,
+    /// `getTotal` (a getter reading it), and calls f → g → h, plus h → f
+    /// when `cycle`. Returns the model.jsonl text.
+    pub fn pinned_run(cycle: bool) -> String {
+        let mut b = ModelBuilder::new("java", "src");
+        let p = b.java_package("p").id();
+        let t = b.java_class(p, "T").anchor("p/T.java", 1, 40).id();
+        let total = b.java_field(t, "total").at(2, 2).id();
+        let get = b.java_method(t, "getTotal", &[]).measure("cyclomatic", 1.0).measure("sloc", 1.0).at(3, 3).id();
+        b.edge("access", get, total, "declared", ("p/T.java", 3, 3)).access(true, false);
+        let f = b.java_method(t, "f", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(5, 10).id();
+        let g = b.java_method(t, "g", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(12, 17).id();
+        let h = b.java_method(t, "h", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(19, 24).id();
+        b.edge("invocation", f, g, "declared", ("p/T.java", 6, 6));
+        b.edge("invocation", g, h, "declared", ("p/T.java", 13, 13));
+        if cycle {
+            b.edge("invocation", h, f, "declared", ("p/T.java", 20, 20));
+        }
+        b.build().expect("the pinned run fixture is well formed")
+    }
+}

@@ -15,27 +15,11 @@ use insights::vocab::FailureKind;
 use llm::demo::DEMO_MARK;
 use llm::native::NativeTransport;
 use llm::{LlmClient, ProviderConfig, RecordingSleeper};
-use model::builder::ModelBuilder;
 use sources::MemorySources;
 use testkit::{MockConfig, MockProvider};
 
-/// Package p, class T (field `total`), `getTotal` (a getter), f → g → h (→ f when `cycle`).
 fn model_with(cycle: bool) -> model::Model {
-    let mut b = ModelBuilder::new("java", "src");
-    let p = b.java_package("p").id();
-    let t = b.java_class(p, "T").anchor("p/T.java", 1, 40).id();
-    let total = b.java_field(t, "total").at(2, 2).id();
-    let get = b.java_method(t, "getTotal", &[]).measure("cyclomatic", 1.0).measure("sloc", 1.0).at(3, 3).id();
-    b.edge("access", get, total, "declared", ("p/T.java", 3, 3)).access(true, false);
-    let f = b.java_method(t, "f", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(5, 10).id();
-    let g = b.java_method(t, "g", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(12, 17).id();
-    let h = b.java_method(t, "h", &[]).measure("cyclomatic", 2.0).measure("sloc", 5.0).at(19, 24).id();
-    b.edge("invocation", f, g, "declared", ("p/T.java", 6, 6));
-    b.edge("invocation", g, h, "declared", ("p/T.java", 13, 13));
-    if cycle {
-        b.edge("invocation", h, f, "declared", ("p/T.java", 20, 20));
-    }
-    model::read_model(b.build().unwrap().as_bytes(), "m.jsonl").unwrap()
+    model::read_model(model::builder::examples::pinned_run(cycle).as_bytes(), "m.jsonl").unwrap()
 }
 
 const F: &str = "java:p/T.f()";
