@@ -164,7 +164,6 @@ use insights::report::{self, Prices};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
 use sources::{Archive, SourceFile, SourceReader};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Source files under a directory on disk (the CLI's own reader).
@@ -193,7 +192,6 @@ struct Src {
 }
 
 fn open_sources(args: &ExplainArgs, m: &model::Model, corpus: &Corpus) -> Result<Src, Failure> {
-    let model_dir = args.model.parent().unwrap_or(Path::new(""));
     let Some(src) = &args.src else {
         // The model's recorded root, relative to the working directory.
         let root = PathBuf::from(&m.header().root);
@@ -204,7 +202,6 @@ fn open_sources(args: &ExplainArgs, m: &model::Model, corpus: &Corpus) -> Result
             "source root {} (the model's recorded root) was not found: planning from facts only; give --src DIR|ZIP|TAR.GZ to include source",
             root.display()
         );
-        let _ = model_dir;
         return Ok(Src { reader: Box::new(sources::MemorySources::default()), note: Some(note) });
     };
     if src.is_dir() {
