@@ -14,6 +14,7 @@ pub mod records;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod session;
 pub mod sidecar;
 pub mod slice;
 pub mod templates;

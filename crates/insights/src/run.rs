@@ -46,6 +46,10 @@ pub struct RunOptions<'a> {
     pub key_of: &'a dyn Fn(&str) -> Option<NaturalKey>,
     /// Called once per finished step, in finishing order.
     pub on_step: &'a dyn Fn(&StepEvent),
+    /// Asked before each call-needing step: `true` stops the run there (a
+    /// user's abort). Calls in flight finish and are kept; the steps not
+    /// begun end as [`Outcome::Stopped`] and stay owed, without failure rows.
+    pub stop: Option<&'a dyn Fn() -> bool>,
 }
 
 /// What happened to one step.
@@ -62,6 +66,8 @@ pub enum Outcome {
     Skipped(StepStatus),
     /// A call-needing step after a fatal status.
     NotAttempted,
+    /// A call-needing step not begun because the user stopped the run.
+    Stopped,
     Failed {
         calls: u32,
         message: String,
@@ -95,6 +101,7 @@ impl StepEvent {
             Outcome::Reuse => "reuse".into(),
             Outcome::Skipped(s) => s.as_str().into(),
             Outcome::NotAttempted => "not attempted (run aborted)".into(),
+            Outcome::Stopped => "not begun (run stopped)".into(),
             Outcome::Failed { message, .. } => format!("FAILED {message}"),
         };
         format!("[{}/{}] {} {}{cycle}: {outcome}", self.done, self.total, self.level.as_str(), self.unit_id)
@@ -133,6 +140,8 @@ pub struct RunResult {
     /// Errors of the record book (a store that refused a write). A run
     /// with any is incomplete: those units are owed again next time.
     pub book_errors: Vec<String>,
+    /// The user stopped the run before every step was begun.
+    pub stopped: bool,
 }
 
 struct State {
@@ -142,6 +151,8 @@ struct State {
     abort: Option<Abort>,
     done: usize,
     book_errors: Vec<String>,
+    /// The user stopped the run (some steps were not begun).
+    stopped: bool,
 }
 
 /// One call's answer, validated: (id, block) pairs and the usage share.
@@ -284,6 +295,7 @@ pub async fn run(
         abort: None,
         done: 0,
         book_errors: Vec::new(),
+        stopped: false,
     });
     let total = plan.steps.len();
     let walk = &corpus.walk;
@@ -317,7 +329,9 @@ pub async fn run(
         let Some(step) = walk.unit_index(id).and_then(|i| plan.steps.iter().find(|s| s.unit == i)) else { continue };
         let unit = &walk.units[step.unit];
         let not_attempted = matches!(step.status, StepStatus::SkipScope | StepStatus::SkipBudget)
-            || (step.status == StepStatus::Llm && st.abort.is_some() && !explained(&**book.borrow(), unit));
+            || (step.status == StepStatus::Llm
+                && (st.abort.is_some() || st.stopped)
+                && !explained(&**book.borrow(), unit));
         if not_attempted && !explained(&**book.borrow(), unit) {
             st.failures.push(f.clone());
         }
@@ -330,6 +344,7 @@ pub async fn run(
         failures: st.failures,
         aborted: st.abort,
         book_errors: st.book_errors,
+        stopped: st.stopped,
     }
 }
 
@@ -402,6 +417,12 @@ async fn run_step(
                     a.not_attempted += 1;
                 }
                 return event(Outcome::NotAttempted);
+            }
+            if options.stop.is_some_and(|stop| stop()) {
+                let mut st = state.borrow_mut();
+                st.counts.skipped += 1;
+                st.stopped = true;
+                return event(Outcome::Stopped);
             }
             // Pack now, against the book as it stands: dependencies explained
             // earlier in this run are quoted.

@@ -134,6 +134,7 @@ fn run_once(
         previous_failures: book.failures.clone(),
         key_of: &key_of,
         on_step: &on_step,
+        stop: None,
     };
     let result = block_on(run(&corpus, &plan, plan_opts, &slicer, book, fake, &opts));
     assert_eq!(lines.borrow().len(), plan.steps.len(), "one progress line per step");
@@ -318,4 +319,43 @@ fn progress_lines_read_as_the_cli_prints_them() {
         },
     };
     assert_eq!(e.line(), "[3/6] operation java:p/T.f() (+2 in cycle): 1 call, 100+20 tokens");
+}
+
+#[test]
+fn a_user_stop_keeps_what_finished_and_leaves_the_rest_owed_without_failures() {
+    let m = model_with(false);
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    let src = MemorySources::default();
+    let slicer = SourceSlicer::new(&src, 200);
+    let mut book = MemoryBook::default();
+    let plan = plan_run(&corpus, &slicer, &book, &options());
+    let fake = Fake::new();
+    let key_of = |_: &str| None;
+    let outcomes = RefCell::new(Vec::new());
+    let on_step = |e: &insights::run::StepEvent| outcomes.borrow_mut().push(e.outcome.clone());
+    // Stop once two calls have been made (concurrency 1: the order is the walk's).
+    let stop = || fake.count() >= 2;
+    let opts = RunOptions {
+        concurrency: 1,
+        max_tokens: None,
+        previous_failures: Default::default(),
+        key_of: &key_of,
+        on_step: &on_step,
+        stop: Some(&stop),
+    };
+    let r = block_on(run(&corpus, &plan, &options(), &slicer, &mut book, &fake, &opts));
+    assert!(r.stopped);
+    assert_eq!(fake.count(), 2, "no call is begun after the stop");
+    assert_eq!(r.counts.llm, 2);
+    assert!(r.failures.is_empty(), "a stop is not a failure");
+    let stopped = outcomes.borrow().iter().filter(|o| matches!(o, insights::run::Outcome::Stopped)).count();
+    assert_eq!(stopped, 3, "the three other call-needing units were not begun");
+    assert_eq!(r.counts.skipped, 3);
+
+    // The next run reuses the two and asks the three.
+    let again = Fake::new();
+    let r2 = run_once(&m, &mut book, &again, &options(), 2);
+    assert_eq!(again.count(), 3);
+    assert!(!r2.stopped);
+    assert_eq!(book.records.len(), 6);
 }

@@ -49,6 +49,7 @@ fn run_against(m: &model::Model, mock: &MockProvider, book: &mut MemoryBook) -> 
         previous_failures: book.failures.clone(),
         key_of: &key_of,
         on_step: &on_step,
+        stop: None,
     };
     block_on(run(&corpus, &plan, &opts, &slicer, book, &client, &options))
 }

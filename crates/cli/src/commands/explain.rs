@@ -356,7 +356,6 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
     let outcome = crate::commands::run::execute(crate::commands::run::Execute {
         args: &args,
         paths: &paths,
-        model: &m,
         corpus: &corpus,
         slicer: &slicer,
         options: &options,

@@ -7,16 +7,13 @@ use super::explain::{ExplainArgs, ProviderChoice};
 use crate::Failure;
 use insights::complete::Completer;
 use insights::plan::{PlanOptions, RunPlan};
-use insights::record::{
-    FailureRecord, HeaderModels, HeaderSource, HeaderView, NaturalKey, SidecarHeader, Trailer, TrailerCounts,
-};
+use insights::record::FailureRecord;
 use insights::records::{MemoryRecords, NoRecords, RecordSource, RecordSummary};
 use insights::report::Prices;
 use insights::run::{RunOptions, RunResult, StepEvent};
 use insights::sidecar::{self, Sidecar};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
-use insights::vocab::{INSIGHTS_GENERATOR, INSIGHTS_METAMODEL, PROMPT_VERSION};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use store::{BeginRun, ExportStamp, FinishRun, Store, StoreBook};
@@ -269,7 +266,6 @@ fn completer(args: &ExplainArgs, calls: u64) -> Result<(Box<dyn Completer>, Stri
 pub struct Execute<'a> {
     pub args: &'a ExplainArgs,
     pub paths: &'a Paths,
-    pub model: &'a model::Model,
     pub corpus: &'a Corpus<'a>,
     pub slicer: &'a SourceSlicer<'a>,
     pub options: &'a PlanOptions,
@@ -339,39 +335,17 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
     let mut book = StoreBook::new(&store).map_err(store_error)?;
     // Plan again against the store: it may hold what the side-car held, or more.
     let plan = insights::plan::plan_run(x.corpus, x.slicer, &book, x.options);
-    let header = SidecarHeader {
-        generated_by: INSIGHTS_GENERATOR.into(),
-        prompt_version: PROMPT_VERSION.into(),
-        metamodel: INSIGHTS_METAMODEL.into(),
-        models: HeaderModels { leaf: x.options.models.leaf.clone(), rollup: x.options.models.rollup.clone() },
-        provider: if provider.is_empty() {
-            store.header().ok().flatten().and_then(|h| h.provider)
-        } else {
-            Some(provider.split('/').next().unwrap_or(&provider).to_owned())
-        },
-        depth: x.options.depth,
-        source: HeaderSource {
-            paths: vec![args.model.display().to_string()],
-            langs: vec![x.model.lang().to_owned()],
-            view: HeaderView {
-                name: x.corpus.view.descriptor().name.clone(),
-                filters: x.corpus.view.descriptor().filters.clone(),
-            },
-        },
-    };
+    let header = insights::session::header(
+        x.corpus,
+        x.options,
+        if provider.is_empty() { store.header().ok().flatten().and_then(|h| h.provider) } else { Some(provider) }
+            .as_deref(),
+        &args.model.display().to_string(),
+    );
     let run = store.begin_run(&BeginRun { header, started_at: now_iso(), pid: Some(pid) }).map_err(store_error)?;
     book.begin(run);
 
-    let key_of = |id: &str| -> Option<NaturalKey> {
-        let i = x.corpus.graph.index_of(id)?;
-        let e = x.model.entity(i);
-        Some(NaturalKey {
-            lang: x.model.lang().to_owned(),
-            module: e.module_path().to_owned(),
-            symbol: e.symbol().to_owned(),
-            disambiguator: e.disambiguator().map(str::to_owned),
-        })
-    };
+    let key_of = |id: &str| insights::session::natural_key(x.corpus, id);
     let on_step = |e: &StepEvent| eprintln!("{}", e.line());
     let run_options = RunOptions {
         concurrency: args.concurrency as usize,
@@ -379,6 +353,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
         previous_failures,
         key_of: &key_of,
         on_step: &on_step,
+        stop: None,
     };
     let demo = llm::demo::DemoCompleter;
     let completer: &dyn Completer = completer.as_deref().unwrap_or(&demo);
@@ -403,21 +378,8 @@ fn finish(
     args: &ExplainArgs,
 ) -> Result<Result<(), Failure>, Failure> {
     let c = &result.counts;
-    let eof = Trailer {
-        counts: TrailerCounts {
-            records: store.count().map_err(store_error)?,
-            llm: c.llm,
-            template: c.template,
-            reused: c.reused,
-            failed: result.failures.len() as u64,
-        },
-        usage: result.usage,
-        generated_at: now_iso(),
-    };
-    let aborted = result.aborted.as_ref().map(|a| {
-        let code = a.reason.status.map_or(a.reason.kind.as_str().to_owned(), |s| s.to_string());
-        format!("{code}: {}", a.reason.message)
-    });
+    let eof = insights::session::trailer(result, store.count().map_err(store_error)?, now_iso());
+    let aborted = insights::session::aborted_text(result);
     store
         .finish_run(
             run,
