@@ -2,6 +2,7 @@
 //! wherever cargo does. Every command that needs tools calls `setup` first.
 
 mod bench;
+mod demo;
 mod mock_provider;
 mod serve;
 mod setup;
@@ -30,6 +31,8 @@ enum Command {
     Bench(bench::Args),
     /// Write a synthetic but realistic model.jsonl.
     Synth(synth::Args),
+    /// Write the demo corpus's model.jsonl and source archive from fixtures/demo/src (--check: compare only).
+    Demo(demo::Args),
     /// Start the mock chat-completions provider (loopback, optional faults) and print its URL.
     MockProvider(mock_provider::Args),
 }
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::Demo(args) => demo::run(args),
         Command::MockProvider(args) => mock_provider::run(args),
     };
     match result {
