@@ -57,8 +57,38 @@ pub fn js_number(n: f64) -> String {
 
 /// Writes `s` as a JSON string literal (JavaScript escaping).
 pub fn write_js_string(out: &mut String, s: &str) {
-    // serde_json's escaping matches JSON.stringify for every valid Rust string.
-    out.push_str(&serde_json::to_string(s).expect("strings always serialize"));
+    // JSON.stringify escapes `"`, `\` and the control characters (with the
+    // short forms where JSON has them); a Rust string has no lone surrogate,
+    // the only other thing it escapes. The same as serde_json's escaping.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let mut plain = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // Every escaped byte is ASCII, so `i` is a character boundary.
+        out.push_str(&s[plain..i]);
+        plain = i + 1;
+        if short.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(short);
+        }
+    }
+    out.push_str(&s[plain..]);
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -90,5 +120,14 @@ mod tests {
         let mut s = String::new();
         write_js_string(&mut s, "a\"b\\c\n\u{1}é\u{7f}");
         assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001é\u{7f}\"");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn strings_escape_as_serde_json_does(s in "(?s).{0,40}|[\\x00-\\x20\"\\\\a-z]{0,40}") {
+            let mut out = String::from("x");
+            write_js_string(&mut out, &s);
+            proptest::prop_assert_eq!(&out[1..], serde_json::to_string(&s).unwrap());
+        }
     }
 }
