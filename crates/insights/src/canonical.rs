@@ -34,31 +34,126 @@ pub fn write_canonical(out: &mut String, v: &Value) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => model::json::write_js_number(out, n.as_f64().unwrap_or(f64::NAN)),
         Value::String(s) => model::json::write_js_string(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(out, item);
-            }
-            out.push(']');
-        }
+        Value::Array(items) => write_array(out, items, write_canonical),
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort_by(|a, b| js_key_order(a, b));
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                model::json::write_js_string(out, k);
-                out.push(':');
-                write_canonical(out, &map[k]);
-            }
-            out.push('}');
+            write_entries(out, keys.into_iter().map(|k| (k.as_str(), &map[k])), write_canonical);
         }
     }
+}
+
+/// Writes `{k: v, …}` of entries already in canonical key order, each value by `write`.
+fn write_entries<'k, V>(
+    out: &mut String,
+    entries: impl IntoIterator<Item = (&'k str, V)>,
+    mut write: impl FnMut(&mut String, V),
+) {
+    out.push('{');
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        model::json::write_js_string(out, k);
+        out.push(':');
+        write(out, v);
+    }
+    out.push('}');
+}
+
+/// Canonical JSON written straight from a value whose shape is known, without
+/// a `serde_json::Value` in between: an object's keys are given in canonical
+/// order by the caller (checked in debug builds), absent optionals are simply
+/// not written (JavaScript's `undefined`).
+pub struct Fields<'o> {
+    out: &'o mut String,
+    last: Option<&'static str>,
+}
+
+/// Writes one object: `{`, the fields `fill` writes, `}`.
+pub fn write_object(out: &mut String, fill: impl FnOnce(&mut Fields<'_>)) {
+    out.push('{');
+    fill(&mut Fields { out: &mut *out, last: None });
+    out.push('}');
+}
+
+/// Writes an array of `items`, each by `write`.
+pub fn write_array<T>(out: &mut String, items: impl IntoIterator<Item = T>, mut write: impl FnMut(&mut String, T)) {
+    out.push('[');
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write(out, item);
+    }
+    out.push(']');
+}
+
+/// Writes an array of strings.
+pub fn write_strings<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
+    write_array(out, items, model::json::write_js_string);
+}
+
+impl Fields<'_> {
+    /// Starts the field `key` and hands out the buffer for its value.
+    pub fn key(&mut self, key: &'static str) -> &mut String {
+        debug_assert!(self.last.is_none_or(|l| js_key_order(l, key) == Ordering::Less), "{key} out of order");
+        if self.last.is_some() {
+            self.out.push(',');
+        }
+        self.last = Some(key);
+        model::json::write_js_string(self.out, key);
+        self.out.push(':');
+        self.out
+    }
+    pub fn str(&mut self, key: &'static str, v: &str) {
+        model::json::write_js_string(self.key(key), v);
+    }
+    /// A string, or nothing when absent.
+    pub fn opt_str(&mut self, key: &'static str, v: Option<&str>) {
+        if let Some(v) = v {
+            self.str(key, v);
+        }
+    }
+    /// A string, or `null` when absent.
+    pub fn str_or_null(&mut self, key: &'static str, v: Option<&str>) {
+        match v {
+            Some(v) => self.str(key, v),
+            None => self.key(key).push_str("null"),
+        }
+    }
+    pub fn bool(&mut self, key: &'static str, v: bool) {
+        self.key(key).push_str(if v { "true" } else { "false" });
+    }
+    /// A number as JavaScript prints it (`null` when not finite).
+    pub fn number(&mut self, key: &'static str, v: f64) {
+        model::json::write_js_number(self.key(key), v);
+    }
+    pub fn strings<'s>(&mut self, key: &'static str, items: impl IntoIterator<Item = &'s str>) {
+        write_strings(self.key(key), items);
+    }
+    pub fn array<T>(
+        &mut self,
+        key: &'static str,
+        items: impl IntoIterator<Item = T>,
+        write: impl FnMut(&mut String, T),
+    ) {
+        write_array(self.key(key), items, write);
+    }
+    /// An object of every field of `items`.
+    pub fn objects<T>(&mut self, key: &'static str, items: &[T], mut fill: impl FnMut(&mut Fields<'_>, &T)) {
+        self.array(key, items, |out, item| write_object(out, |f| fill(f, item)));
+    }
+}
+
+/// Writes `{k: v, …}` with keys of run-time text, sorted as canonical JSON
+/// sorts them; a repeated key keeps its last value, as a JavaScript object does.
+pub fn write_number_map<'k>(out: &mut String, entries: impl IntoIterator<Item = (&'k str, f64)>) {
+    let mut sorted: Vec<(&str, f64)> = entries.into_iter().collect();
+    // Stable, so the last of equal keys stays last and is the one kept.
+    sorted.sort_by(|a, b| js_key_order(a.0, b.0));
+    let kept = sorted.iter().enumerate().filter(|&(i, e)| sorted.get(i + 1).is_none_or(|next| next.0 != e.0));
+    write_entries(out, kept.map(|(_, &e)| e), model::json::write_js_number);
 }
 
 /// A JavaScript array index: the canonical decimal form of an integer in

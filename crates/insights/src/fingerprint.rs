@@ -6,9 +6,7 @@
 //! model slug, `--depth` and the level. Deliberately not hashed: explanation
 //! text, prompt text, `--max-scc`, `--max-tokens`, the provider, display names.
 
-use serde_json::{json, Value};
-
-use crate::canonical::{canonical_json, digest_of};
+use crate::canonical::{sha256_hex, write_object};
 use crate::vocab::{Level, PROMPT_VERSION};
 
 /// Everything a unit fingerprint covers except `promptVersion` (added by
@@ -18,7 +16,7 @@ pub struct FingerprintInputs {
     /// All members' comments, concatenated in member order.
     pub comments: Vec<String>,
     /// The unit fingerprints of every dependency unit (`""` if unknown);
-    /// sorted by [`fingerprint_value`].
+    /// sorted when hashed.
     pub dependency_fingerprints: Vec<String>,
     /// The `--depth` value.
     pub depth: u32,
@@ -26,10 +24,10 @@ pub struct FingerprintInputs {
     pub facts_digest: String,
     /// The unit's level.
     pub level: Level,
-    /// The unit's member ids; sorted (UTF-16) by [`fingerprint_value`].
+    /// The unit's member ids; sorted (UTF-16) when hashed.
     pub members: Vec<String>,
-    /// Ids of dependency units without a record (§10.3); sorted (UTF-16) by
-    /// [`fingerprint_value`].
+    /// Ids of dependency units without a record (§10.3); sorted (UTF-16)
+    /// when hashed.
     pub missing_dependencies: Vec<String>,
     /// Model slug: the leaf model for operations, the roll-up model otherwise.
     pub model: String,
@@ -39,44 +37,89 @@ pub struct FingerprintInputs {
     pub sources: Vec<String>,
 }
 
-fn sorted(items: &[String]) -> Vec<&str> {
-    let mut v: Vec<&str> = items.iter().map(String::as_str).collect();
+/// The same inputs, borrowed (what the planner hands over without copying a
+/// pack's sources and comments). The id lists may come in any order.
+#[derive(Debug, Clone, Copy)]
+pub struct FingerprintParts<'a, D: AsRef<str>> {
+    pub comments: &'a [String],
+    pub dependency_fingerprints: &'a [D],
+    pub depth: u32,
+    pub facts_digest: &'a str,
+    pub level: Level,
+    pub members: &'a [String],
+    pub missing_dependencies: &'a [D],
+    pub model: &'a str,
+    pub signatures: &'a [String],
+    pub sources: &'a [String],
+}
+
+impl FingerprintInputs {
+    /// These inputs, borrowed.
+    pub fn parts(&self) -> FingerprintParts<'_, String> {
+        FingerprintParts {
+            comments: &self.comments,
+            dependency_fingerprints: &self.dependency_fingerprints,
+            depth: self.depth,
+            facts_digest: &self.facts_digest,
+            level: self.level,
+            members: &self.members,
+            missing_dependencies: &self.missing_dependencies,
+            model: &self.model,
+            signatures: &self.signatures,
+            sources: &self.sources,
+        }
+    }
+}
+
+fn sorted<D: AsRef<str>>(items: &[D]) -> Vec<&str> {
+    let mut v: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
     v.sort_by(|a, b| model::cmp_utf16(a, b));
     v
 }
 
-/// The JSON object that is hashed: `{promptVersion: "1", ...inputs}`, with
-/// the three id lists sorted (the spec defines them sorted; sorting here makes
-/// the caller's order irrelevant).
-pub fn fingerprint_value(inputs: &FingerprintInputs) -> Value {
-    json!({
-        "comments": inputs.comments,
-        "dependencyFingerprints": sorted(&inputs.dependency_fingerprints),
-        "depth": inputs.depth,
-        "factsDigest": inputs.facts_digest,
-        "level": inputs.level.as_str(),
-        "members": sorted(&inputs.members),
-        "missingDependencies": sorted(&inputs.missing_dependencies),
-        "model": inputs.model,
-        "promptVersion": PROMPT_VERSION,
-        "signatures": inputs.signatures,
-        "sources": inputs.sources,
-    })
+impl<D: AsRef<str>> FingerprintParts<'_, D> {
+    /// The canonical JSON that is hashed: `{promptVersion: "1", ...inputs}`,
+    /// with the three id lists sorted (the spec defines them sorted; sorting
+    /// here makes the caller's order irrelevant).
+    pub fn canonical(&self) -> String {
+        let mut out = String::new();
+        write_object(&mut out, |f| {
+            f.strings("comments", self.comments.iter().map(String::as_str));
+            f.strings("dependencyFingerprints", sorted(self.dependency_fingerprints));
+            f.number("depth", f64::from(self.depth));
+            f.str("factsDigest", self.facts_digest);
+            f.str("level", self.level.as_str());
+            f.strings("members", sorted(self.members));
+            f.strings("missingDependencies", sorted(self.missing_dependencies));
+            f.str("model", self.model);
+            f.str("promptVersion", PROMPT_VERSION);
+            f.strings("signatures", self.signatures.iter().map(String::as_str));
+            f.strings("sources", self.sources.iter().map(String::as_str));
+        });
+        out
+    }
+
+    /// `fingerprintOf(inputs)`: 64 lowercase hex characters.
+    pub fn fingerprint(&self) -> String {
+        sha256_hex(&self.canonical())
+    }
 }
 
 /// The canonical string that is hashed (for diagnostics and tests).
 pub fn fingerprint_canonical(inputs: &FingerprintInputs) -> String {
-    canonical_json(&fingerprint_value(inputs))
+    inputs.parts().canonical()
 }
 
 /// `fingerprintOf(inputs)`: 64 lowercase hex characters.
 pub fn fingerprint_of(inputs: &FingerprintInputs) -> String {
-    digest_of(&fingerprint_value(inputs))
+    inputs.parts().fingerprint()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::canonical::{canonical_json, digest_of};
+    use serde_json::json;
 
     fn base() -> FingerprintInputs {
         FingerprintInputs {
@@ -126,6 +169,29 @@ mod tests {
             assert!(!seen.contains(&fp));
             seen.push(fp);
         }
+    }
+
+    #[test]
+    fn the_streamed_canonical_form_is_that_of_the_json_object() {
+        let mut i = base();
+        i.comments = vec!["a \"doc\"\n".into(), "😀".into()];
+        i.dependency_fingerprints = vec!["b".into(), "".into(), "a".into()];
+        i.missing_dependencies = vec!["java:q/～".into(), "java:q/😀".into()];
+        i.members.push("java:p/A.e()".into());
+        let reference = json!({
+            "promptVersion": PROMPT_VERSION,
+            "comments": i.comments,
+            "dependencyFingerprints": ["", "a", "b"],
+            "depth": i.depth,
+            "factsDigest": i.facts_digest,
+            "level": "operation",
+            "members": ["java:p/A.e()", "java:p/A.f()"],
+            "missingDependencies": ["java:q/😀", "java:q/～"],
+            "model": i.model,
+            "signatures": i.signatures,
+            "sources": i.sources,
+        });
+        assert_eq!(fingerprint_canonical(&i), canonical_json(&reference));
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! the fingerprint inputs collected on the way. Packs are plain data built
 //! from the analyzer's facts (see `units.rs`); rendering them is `prompt.rs`.
 
+use crate::canonical::{sha256_hex, write_array, write_number_map, write_object};
 use crate::slice::Slice;
 use crate::vocab::Level;
-use serde_json::{json, Map, Value};
 use std::rc::Rc;
 
 /// A call of an operation, as shown and hashed.
@@ -134,27 +134,92 @@ pub struct ContextPack {
     pub facts_digest: String,
 }
 
-fn opt_str(v: &Option<String>) -> Value {
-    v.as_ref().map_or(Value::Null, |s| Value::String(s.clone()))
-}
-
-/// Inserts `key` only when `v` is present (JavaScript `undefined` is omitted).
-fn put(map: &mut Map<String, Value>, key: &str, v: Option<Value>) {
-    if let Some(v) = v {
-        map.insert(key.to_owned(), v);
+impl MemberPack {
+    /// Appends the member's facts projection (§4.5) as canonical JSON: no
+    /// source, comments or explanation text; absent optionals omitted as
+    /// JavaScript omits `undefined`.
+    pub fn write_facts_projection(&self, out: &mut String) {
+        write_object(out, |m| {
+            m.objects("accesses", &self.accesses, |f, a| {
+                f.bool("external", a.external);
+                f.str("field", &a.field);
+                f.str("mode", a.mode);
+                f.opt_str("ownerType", a.owner_type.as_deref());
+            });
+            m.strings("annotations", self.annotations.iter().map(String::as_str));
+            m.objects("calls", &self.calls, |f, c| {
+                f.bool("external", c.external);
+                f.str("provenance", &c.provenance);
+                f.opt_str("stereotype", c.stereotype.as_deref());
+                f.str("target", &c.target);
+                f.opt_str("targetType", c.target_type.as_deref());
+            });
+            m.bool("entryPoint", self.entry_point);
+            m.objects("fields", &self.fields, |f, x| {
+                f.strings("annotations", x.annotations.iter().map(String::as_str));
+                if let Some(e) = x.external {
+                    f.bool("external", e);
+                }
+                f.str("name", &x.name);
+                f.opt_str("type", x.ty.as_deref());
+                f.opt_str("typeKind", x.type_kind.as_deref());
+                f.opt_str("value", x.value.as_deref());
+            });
+            m.str("id", &self.id);
+            m.objects("imports", &self.imports, |f, i| {
+                f.number("count", i.count as f64);
+                f.bool("external", i.external);
+                f.str("name", &i.name);
+            });
+            m.objects("injectionPoints", &self.injection_points, |f, p| {
+                f.strings("candidates", p.candidates.iter().map(String::as_str));
+                f.opt_str("declaredType", p.declared_type.as_deref());
+                f.str("name", &p.name);
+            });
+            m.str("kind", &self.kind);
+            let metrics = m.key("metrics");
+            match &self.metrics {
+                Some(ms) => write_number_map(metrics, ms.iter().map(|(k, v)| (k.as_str(), *v))),
+                None => metrics.push_str("null"),
+            }
+            m.strings("partIds", self.parts.iter().map(|p| p.id.as_str()));
+            m.str_or_null("stereotype", self.stereotype.as_deref());
+            m.objects("supertypes", &self.supertypes, |f, x| {
+                f.bool("external", x.external);
+                f.str("name", &x.name);
+                f.str("relation", &x.relation);
+            });
+            m.objects("throws", &self.throws, |f, t| {
+                f.bool("external", t.external);
+                f.str("name", &t.name);
+            });
+        });
     }
 }
 
-fn number(n: f64) -> Value {
-    serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+/// `digestOf(factsProjection)` of a unit's members (§4.5): the projections
+/// as one array.
+pub fn facts_digest(members: &[MemberPack]) -> String {
+    let mut out = String::new();
+    write_array(&mut out, members, |out, m| m.write_facts_projection(out));
+    sha256_hex(&out)
 }
 
-impl MemberPack {
-    /// The member's facts projection (§4.5): no source, comments or
-    /// explanation text; absent optionals omitted as JavaScript omits
-    /// `undefined`.
-    pub fn facts_projection(&self) -> Value {
-        let calls: Vec<Value> = self
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canonical::digest_of;
+    use serde_json::{json, Map, Value};
+
+    /// The projection as §4.5 states it, through `serde_json::Value` (the
+    /// reference the streaming writer is checked against).
+    fn reference_projection(p: &MemberPack) -> Value {
+        fn put(map: &mut Map<String, Value>, key: &str, v: Option<Value>) {
+            if let Some(v) = v {
+                map.insert(key.to_owned(), v);
+            }
+        }
+        let calls: Vec<Value> = p
             .calls
             .iter()
             .map(|c| {
@@ -167,7 +232,7 @@ impl MemberPack {
                 Value::Object(m)
             })
             .collect();
-        let accesses: Vec<Value> = self
+        let accesses: Vec<Value> = p
             .accesses
             .iter()
             .map(|a| {
@@ -179,8 +244,7 @@ impl MemberPack {
                 Value::Object(m)
             })
             .collect();
-        let throws: Vec<Value> = self.throws.iter().map(|t| json!({"name": t.name, "external": t.external})).collect();
-        let fields: Vec<Value> = self
+        let fields: Vec<Value> = p
             .fields
             .iter()
             .map(|f| {
@@ -194,43 +258,127 @@ impl MemberPack {
                 Value::Object(m)
             })
             .collect();
-        let supertypes: Vec<Value> = self
-            .supertypes
-            .iter()
-            .map(|s| json!({"name": s.name, "relation": s.relation, "external": s.external}))
-            .collect();
-        let injection: Vec<Value> = self
+        let injection: Vec<Value> = p
             .injection_points
             .iter()
-            .map(|p| {
+            .map(|i| {
                 let mut m = Map::new();
-                m.insert("name".into(), json!(p.name));
-                put(&mut m, "declaredType", p.declared_type.as_ref().map(|s| json!(s)));
-                m.insert("candidates".into(), json!(p.candidates));
+                m.insert("name".into(), json!(i.name));
+                put(&mut m, "declaredType", i.declared_type.as_ref().map(|s| json!(s)));
+                m.insert("candidates".into(), json!(i.candidates));
                 Value::Object(m)
             })
             .collect();
-        let imports: Vec<Value> =
-            self.imports.iter().map(|i| json!({"name": i.name, "count": i.count, "external": i.external})).collect();
-        let metrics = match &self.metrics {
-            Some(ms) => Value::Object(ms.iter().map(|(k, v)| (k.clone(), number(*v))).collect()),
-            None => Value::Null,
+        let number = |n: f64| serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number);
+        json!({
+            "id": p.id,
+            "kind": p.kind,
+            "annotations": p.annotations,
+            "metrics": p.metrics.as_ref().map(|ms| ms.iter().map(|(k, v)| (k.clone(), number(*v))).collect::<Map<_, _>>()),
+            "entryPoint": p.entry_point,
+            "stereotype": p.stereotype,
+            "calls": calls,
+            "accesses": accesses,
+            "throws": p.throws.iter().map(|t| json!({"name": t.name, "external": t.external})).collect::<Vec<_>>(),
+            "fields": fields,
+            "supertypes": p.supertypes.iter().map(|s| json!({"name": s.name, "relation": s.relation, "external": s.external})).collect::<Vec<_>>(),
+            "injectionPoints": injection,
+            "imports": p.imports.iter().map(|i| json!({"name": i.name, "count": i.count, "external": i.external})).collect::<Vec<_>>(),
+            "partIds": p.parts.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
+        })
+    }
+
+    fn rich() -> MemberPack {
+        let dep = |id: &str| DependencySummary {
+            id: id.into(),
+            level: Level::Operation,
+            name: "n".into(),
+            summary: String::new(),
+            concept: None,
+            missing: true,
+            children: Rc::new(Vec::new()),
+            omitted: 0,
         };
-        let mut m = Map::new();
-        m.insert("id".into(), json!(self.id));
-        m.insert("kind".into(), json!(self.kind));
-        m.insert("annotations".into(), json!(self.annotations));
-        m.insert("metrics".into(), metrics);
-        m.insert("entryPoint".into(), json!(self.entry_point));
-        m.insert("stereotype".into(), opt_str(&self.stereotype));
-        m.insert("calls".into(), Value::Array(calls));
-        m.insert("accesses".into(), Value::Array(accesses));
-        m.insert("throws".into(), Value::Array(throws));
-        m.insert("fields".into(), Value::Array(fields));
-        m.insert("supertypes".into(), Value::Array(supertypes));
-        m.insert("injectionPoints".into(), Value::Array(injection));
-        m.insert("imports".into(), Value::Array(imports));
-        m.insert("partIds".into(), json!(self.parts.iter().map(|p| p.id.as_str()).collect::<Vec<_>>()));
-        Value::Object(m)
+        MemberPack {
+            id: "java:p/A\"q\"😀".into(),
+            level: Some(Level::Type),
+            kind: "class".into(),
+            name: "A".into(),
+            annotations: vec!["@X(a = \"\\n\")".into(), "@Y".into()],
+            metrics: Some(vec![
+                ("loc".into(), 12.0),
+                ("10".into(), 0.5),
+                ("9".into(), f64::NAN),
+                ("a/～".into(), 1e21),
+                ("a/😀".into(), -0.0),
+                ("loc".into(), 13.0),
+            ]),
+            entry_point: true,
+            stereotype: Some("service".into()),
+            calls: vec![
+                CallFact {
+                    target: "f".into(),
+                    target_type: Some("T".into()),
+                    stereotype: Some("repo".into()),
+                    external: false,
+                    provenance: "declared".into(),
+                },
+                CallFact {
+                    target: "g\u{1}".into(),
+                    target_type: None,
+                    stereotype: None,
+                    external: true,
+                    provenance: "inferred".into(),
+                },
+            ],
+            accesses: vec![
+                AccessSummary { field: "x".into(), owner_type: Some("O".into()), mode: "read/write", external: false },
+                AccessSummary { field: "y".into(), owner_type: None, mode: "read", external: true },
+            ],
+            throws: vec![ThrowSummary { name: "E".into(), external: true }],
+            fields: vec![
+                FieldSummary {
+                    name: "f".into(),
+                    ty: Some("int".into()),
+                    type_kind: Some("primitive".into()),
+                    external: Some(false),
+                    value: Some("1".into()),
+                    annotations: vec!["@Id".into()],
+                },
+                FieldSummary {
+                    name: "g".into(),
+                    ty: None,
+                    type_kind: None,
+                    external: None,
+                    value: None,
+                    annotations: vec![],
+                },
+            ],
+            supertypes: vec![SupertypeSummary { name: "S".into(), relation: "inheritance".into(), external: true }],
+            injection_points: vec![
+                InjectionSummary {
+                    name: "i".into(),
+                    declared_type: Some("D".into()),
+                    candidates: vec!["C1".into(), "C2".into()],
+                },
+                InjectionSummary { name: "j".into(), declared_type: None, candidates: vec![] },
+            ],
+            parts: vec![dep("java:p/A.f()"), dep("java:p/A.g()")],
+            imports: vec![ImportSummary { name: "java:q".into(), count: 3, external: false }],
+            ..MemberPack::default()
+        }
+    }
+
+    #[test]
+    fn the_streamed_projection_is_the_canonical_json_of_the_reference() {
+        let plain = MemberPack { id: "java:p/B".into(), kind: "method".into(), ..MemberPack::default() };
+        let members = [rich(), plain];
+        for m in &members {
+            let mut out = String::new();
+            m.write_facts_projection(&mut out);
+            assert_eq!(out, crate::canonical::canonical_json(&reference_projection(m)));
+        }
+        let reference = Value::Array(members.iter().map(reference_projection).collect());
+        assert_eq!(facts_digest(&members), digest_of(&reference));
     }
 }

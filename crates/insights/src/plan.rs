@@ -130,21 +130,24 @@ pub fn unit_fingerprint(
     pack: &crate::pack::ContextPack,
     depth: u32,
     model: &str,
-    missing_dependencies: Vec<String>,
+    missing_dependencies: &[&str],
     planned: &HashMap<String, String>,
 ) -> String {
-    crate::fingerprint::fingerprint_of(&crate::fingerprint::FingerprintInputs {
-        comments: pack.comments.clone(),
-        dependency_fingerprints: unit.deps.iter().map(|d| planned.get(d).cloned().unwrap_or_default()).collect(),
+    let dependency_fingerprints: Vec<&str> =
+        unit.deps.iter().map(|d| planned.get(d).map_or("", String::as_str)).collect();
+    crate::fingerprint::FingerprintParts {
+        comments: &pack.comments,
+        dependency_fingerprints: &dependency_fingerprints,
         depth,
-        facts_digest: pack.facts_digest.clone(),
+        facts_digest: &pack.facts_digest,
         level: unit.level,
-        members: unit.members.clone(),
+        members: &unit.members,
         missing_dependencies,
-        model: model.to_owned(),
-        signatures: pack.signatures.clone(),
-        sources: pack.sources.clone(),
-    })
+        model,
+        signatures: &pack.signatures,
+        sources: &pack.sources,
+    }
+    .fingerprint()
 }
 
 /// Options that shape a plan (and, through the fingerprint, reuse).
@@ -234,13 +237,13 @@ pub fn plan_run_observed(
         ended(PlanPhase::Other);
         let pack = corpus.pack(unit, options.depth, slicer, records);
         ended(PlanPhase::Pack);
-        let missing: Vec<String> = unit
+        let missing: Vec<&str> = unit
             .deps
             .iter()
-            .filter(|d| matches!(status_of.get(d.as_str()), Some(StepStatus::SkipScope | StepStatus::SkipBudget)))
-            .cloned()
+            .map(String::as_str)
+            .filter(|d| matches!(status_of.get(d), Some(StepStatus::SkipScope | StepStatus::SkipBudget)))
             .collect();
-        let fingerprint = unit_fingerprint(unit, &pack, options.depth, &model, missing, &fingerprints);
+        let fingerprint = unit_fingerprint(unit, &pack, options.depth, &model, &missing, &fingerprints);
         ended(PlanPhase::Fingerprint);
         let template =
             (unit.level == Level::Operation && unit.members.len() == 1).then(|| corpus.template_of(&unit.id)).flatten();

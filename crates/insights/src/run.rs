@@ -430,16 +430,16 @@ async fn run_step(
                 let book = book.borrow();
                 let records: &dyn RecordSource = &**book;
                 let pack = corpus.pack(unit, plan_options.depth, slicer, records);
-                let missing: Vec<String> = unit
+                let missing: Vec<&str> = unit
                     .deps
                     .iter()
+                    .map(String::as_str)
                     .filter(|d| {
                         corpus.walk.unit(d).is_none_or(|du| du.members.iter().any(|m| records.fingerprint(m).is_none()))
                     })
-                    .cloned()
                     .collect();
                 let fingerprint =
-                    unit_fingerprint(unit, &pack, plan_options.depth, &step.model, missing, &plan.fingerprints);
+                    unit_fingerprint(unit, &pack, plan_options.depth, &step.model, &missing, &plan.fingerprints);
                 (pack, fingerprint)
             };
             let mut calls = 0u32;

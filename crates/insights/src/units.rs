@@ -2,10 +2,9 @@
 //! turned into operation, type and module units, the dependency edges
 //! between them, the walk, scope, and what each unit's prompt shows.
 
-use crate::canonical::digest_of;
 use crate::pack::{
-    AccessSummary, CallFact, ContextPack, DependencySummary, FieldSummary, ImportSummary, InjectionSummary, MemberPack,
-    SupertypeSummary, ThrowSummary,
+    facts_digest, AccessSummary, CallFact, ContextPack, DependencySummary, FieldSummary, ImportSummary,
+    InjectionSummary, MemberPack, SupertypeSummary, ThrowSummary,
 };
 use crate::records::RecordSource;
 use crate::slice::SourceSlicer;
@@ -20,7 +19,6 @@ use analyzer::view::View;
 use analyzer::Id;
 use hashbrown::{HashMap, HashSet};
 use model::{cmp_utf16, Literal, Model, NamedArgument, Trait};
-use serde_json::Value;
 use std::rc::Rc;
 
 /// The most members of one dependency cycle a prompt lists (the rest are
@@ -570,14 +568,13 @@ impl<'m> Corpus<'m> {
             }
             dependencies.extend(self.summaries_of(du, depth, &seen, records));
         }
-        let projection = Value::Array(members.iter().map(MemberPack::facts_projection).collect());
         ContextPack {
             unit_id: unit.id.clone(),
             level: unit.level,
             sources: members.iter().map(|m| m.source.as_ref().map(|s| s.text.clone()).unwrap_or_default()).collect(),
             comments: members.iter().flat_map(|m| m.comments.iter().cloned()).collect(),
             signatures: members.iter().map(|m| m.signature.clone().unwrap_or_default()).collect(),
-            facts_digest: digest_of(&projection),
+            facts_digest: facts_digest(&members),
             members,
             dependencies,
             depth,
