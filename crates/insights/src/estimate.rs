@@ -14,7 +14,12 @@ pub const fn completion_tokens_per_block(level: Level) -> u64 {
 
 /// `estimateTokens(text)` = ⌈UTF-16 length / 4⌉.
 pub fn estimate_tokens(text: &str) -> u64 {
-    (model::utf16_len(text) as u64).div_ceil(4)
+    tokens_of_utf16_len(model::utf16_len(text))
+}
+
+/// `estimateTokens` of a text of `len` UTF-16 code units.
+pub fn tokens_of_utf16_len(len: usize) -> u64 {
+    (len as u64).div_ceil(4)
 }
 
 /// USD cost: `(prompt × price_in + completion × price_out) / 1 000 000`, prices

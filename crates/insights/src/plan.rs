@@ -204,8 +204,8 @@ impl PlanPhase {
 }
 
 /// `planRun` (§11.1): every unit in walk order gets a status, a fingerprint
-/// and its estimated calls and tokens. Prompts are rendered only for units
-/// that would be sent (to count their tokens) and dropped at once.
+/// and its estimated calls and tokens. Prompts are measured only for units
+/// that would be sent, and only counted (their text is never built).
 pub fn plan_run(
     corpus: &crate::units::Corpus,
     slicer: &crate::slice::SourceSlicer,
@@ -224,7 +224,7 @@ pub fn plan_run_observed(
     options: &PlanOptions,
     ended: &mut dyn FnMut(PlanPhase),
 ) -> RunPlan {
-    use crate::estimate::{completion_tokens_per_block, estimate_tokens};
+    use crate::estimate::completion_tokens_per_block;
 
     let walk = &corpus.walk;
     let mut steps: Vec<PlanStep> = Vec::with_capacity(walk.units.len());
@@ -276,11 +276,11 @@ pub fn plan_run_observed(
                     *r -= calls;
                 }
                 step.calls = calls;
-                // Each user message is measured and dropped before the next is
-                // rendered; the shared system message is measured once.
-                let system = estimate_tokens(prompts.system());
-                while let Some((user, blocks)) = prompts.next_user() {
-                    step.prompt_tokens += system + estimate_tokens(&user);
+                // User messages are measured without building their text; the
+                // shared system message was measured once for its level and shape.
+                let system = prompts.system_tokens();
+                while let Some((user, blocks)) = prompts.next_user_tokens() {
+                    step.prompt_tokens += system + user;
                     step.completion_tokens += completion_tokens_per_block(unit.level) * blocks.max(1) as u64;
                 }
             }

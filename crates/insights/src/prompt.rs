@@ -6,11 +6,13 @@
 //! The wording here is ours; only the section labels that are part of the
 //! format (`## What the dependencies do`, `NOT EXPLAINED`, …) are fixed.
 
+use crate::estimate::{estimate_tokens, tokens_of_utf16_len};
 use crate::pack::{ContextPack, DependencySummary, MemberPack};
 use crate::vocab::{
     DomainConcept, Enforcement, EventKind, FieldKind, InterfaceRole, Level, OperationOwner, PROMPT_VERSION,
 };
-use std::fmt::Write;
+use std::fmt::{self, Write};
+use std::sync::OnceLock;
 
 /// The most dependency members one prompt lists.
 pub const MAX_DEPENDENCIES: usize = 200;
@@ -59,7 +61,9 @@ pub fn schema_name(level: Level, shape: Shape) -> String {
 /// Fences `text`: every run of four backticks inside becomes four
 /// apostrophes and a space, so the material cannot close the fence.
 pub fn fenced(text: &str, lang: &str) -> String {
-    format!("{FENCE}{lang}\n{}\n{FENCE}", text.replace(FENCE, "'''' "))
+    let mut out = String::new();
+    write_fenced(&mut out, text, lang).expect("a String takes any text");
+    out
 }
 
 /// What every concept means, one line each (our wording).
@@ -158,9 +162,38 @@ pub fn system_message(level: Level, shape: Shape) -> String {
     format!("{}\n\n{}\n\n{}\n", rules(), vocabulary(level), task(level, shape))
 }
 
+/// The system message of a level and shape, built once, and its estimated tokens.
+fn shared_system(level: Level, shape: Shape) -> &'static (String, u64) {
+    static SYSTEM: OnceLock<Vec<(String, u64)>> = OnceLock::new();
+    let all = SYSTEM.get_or_init(|| {
+        let mut all = Vec::with_capacity(Level::ALL.len() * 2);
+        for &level in Level::ALL {
+            for shape in [Shape::Block, Shape::Scc] {
+                let text = system_message(level, shape);
+                let tokens = estimate_tokens(&text);
+                all.push((text, tokens));
+            }
+        }
+        all
+    });
+    &all[level as usize * 2 + shape as usize]
+}
+
 /// Collapses every run of JavaScript whitespace to one space and trims.
 pub fn squash_whitespace(s: &str) -> String {
-    s.split(is_js_space).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+    let mut out = String::new();
+    write_squashed(&mut out, s).expect("a String takes any text");
+    out
+}
+
+fn write_squashed<W: Write>(out: &mut W, s: &str) -> fmt::Result {
+    for (i, word) in s.split(is_js_space).filter(|w| !w.is_empty()).enumerate() {
+        if i > 0 {
+            out.write_char(' ')?;
+        }
+        out.write_str(word)?;
+    }
+    Ok(())
 }
 
 /// JavaScript's `\s`: Unicode White_Space plus U+FEFF, without U+0085.
@@ -168,237 +201,299 @@ fn is_js_space(c: char) -> bool {
     (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
 }
 
-/// One summary line and its children: `<indent>- <name> [<level>[, <concept>]] (<id>): <text>`.
-pub fn summary_lines(s: &DependencySummary, indent: &str, out: &mut Vec<String>) {
-    let label = match &s.concept {
-        Some(c) => format!("{}, {c}", s.level.as_str()),
-        None => s.level.as_str().to_owned(),
-    };
-    let text = if s.missing { "NOT EXPLAINED".to_owned() } else { squash_whitespace(&s.summary) };
-    out.push(format!("{indent}- {} [{label}] ({}): {text}", s.name, s.id));
-    let deeper = format!("{indent}  ");
+/// Writes `items` with `sep` between them.
+fn write_joined<W: Write>(out: &mut W, items: &[String], sep: &str) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.write_str(sep)?;
+        }
+        out.write_str(item)?;
+    }
+    Ok(())
+}
+
+/// [`fenced`], written to `out`.
+fn write_fenced<W: Write>(out: &mut W, text: &str, lang: &str) -> fmt::Result {
+    writeln!(out, "{FENCE}{lang}")?;
+    for (i, piece) in text.split(FENCE).enumerate() {
+        if i > 0 {
+            out.write_str("'''' ")?;
+        }
+        out.write_str(piece)?;
+    }
+    write!(out, "\n{FENCE}")
+}
+
+/// One summary line and its children, each line ending in `\n`:
+/// `<indent>- <name> [<level>[, <concept>]] (<id>): <text>`, indented by two
+/// spaces per `depth`.
+pub fn summary_lines<W: Write>(s: &DependencySummary, depth: usize, out: &mut W) -> fmt::Result {
+    let indent = depth * 2;
+    write!(out, "{:indent$}- {} [{}", "", s.name, s.level.as_str())?;
+    if let Some(c) = &s.concept {
+        write!(out, ", {c}")?;
+    }
+    write!(out, "] ({}): ", s.id)?;
+    if s.missing {
+        out.write_str("NOT EXPLAINED")?;
+    } else {
+        write_squashed(out, &s.summary)?;
+    }
+    out.write_char('\n')?;
     for c in s.children.iter() {
-        summary_lines(c, &deeper, out);
+        summary_lines(c, depth + 1, out)?;
     }
     if s.omitted > 0 {
-        out.push(format!("{indent}- … and {} more members of the same cycle, not listed", s.omitted));
+        writeln!(out, "{:indent$}- … and {} more members of the same cycle, not listed", "", s.omitted)?;
     }
+    Ok(())
 }
 
-fn header_line(m: &MemberPack) -> String {
-    let mut line = format!("### {} `{}` ({})", m.kind, m.name, m.id);
-    let mut place = Vec::new();
+fn header_line<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
+    write!(out, "### {} `{}` ({})", m.kind, m.name, m.id)?;
+    let mut sep = " — ";
     if let Some(t) = &m.containing_type {
-        place.push(format!("in type {t}"));
+        write!(out, "{sep}in type {t}")?;
+        sep = ", ";
     }
     if let Some(md) = &m.containing_module {
-        place.push(format!("in module {md}"));
+        write!(out, "{sep}in module {md}")?;
     }
-    if !place.is_empty() {
-        line.push_str(" — ");
-        line.push_str(&place.join(", "));
-    }
-    line
+    out.write_char('\n')
 }
 
-fn facts_line(m: &MemberPack) -> Option<String> {
-    let mut parts = Vec::new();
+fn facts_line<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
+    let metrics = m.metrics.as_deref().filter(|ms| !ms.is_empty());
+    if m.stereotype.is_none() && !m.entry_point && metrics.is_none() {
+        return Ok(());
+    }
+    let mut sep = "";
     if let Some(s) = &m.stereotype {
-        parts.push(format!("framework stereotype: {s}"));
+        write!(out, "framework stereotype: {s}")?;
+        sep = "; ";
     }
     if m.entry_point {
-        parts.push("framework entry point (called by the framework, not by anything in the corpus)".to_owned());
+        write!(out, "{sep}framework entry point (called by the framework, not by anything in the corpus)")?;
+        sep = "; ";
     }
-    if let Some(ms) = &m.metrics {
-        if !ms.is_empty() {
-            let kv: Vec<String> = ms.iter().map(|(k, v)| format!("{k}={}", model::json::js_number(*v))).collect();
-            parts.push(format!("metrics: {}", kv.join(", ")));
+    if let Some(ms) = metrics {
+        write!(out, "{sep}metrics: ")?;
+        for (i, (k, v)) in ms.iter().enumerate() {
+            let sep = if i > 0 { ", " } else { "" };
+            write!(out, "{sep}{k}={}", model::json::js_number(*v))?;
         }
     }
-    (!parts.is_empty()).then(|| parts.join("; "))
+    out.write_char('\n')
 }
 
 /// The lines every member shows, signatures-only or not (§7.4 items 1–4).
-fn member_head(m: &MemberPack, out: &mut Vec<String>) {
-    out.push(header_line(m));
+fn member_head<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
+    header_line(m, out)?;
     if let Some(sig) = &m.signature {
-        out.push(format!("Signature: {}", fenced(sig, "")));
+        out.write_str("Signature: ")?;
+        write_fenced(out, sig, "")?;
+        out.write_char('\n')?;
     }
     if !m.annotations.is_empty() {
-        out.push(format!("Annotations: {}", m.annotations.join(" ")));
+        out.write_str("Annotations: ")?;
+        write_joined(out, &m.annotations, " ")?;
+        out.write_char('\n')?;
     }
-    if let Some(f) = facts_line(m) {
-        out.push(f);
-    }
+    facts_line(m, out)
 }
 
 /// A fully shown member (§7.4).
-fn member_section(m: &MemberPack, out: &mut Vec<String>) {
-    member_head(m, out);
+fn member_section<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
+    member_head(m, out)?;
     if !m.comments.is_empty() {
-        out.push(format!("Documentation:\n{}", fenced(&m.comments.join("\n\n"), "")));
+        out.write_str("Documentation:\n")?;
+        write_fenced(out, &m.comments.join("\n\n"), "")?;
+        out.write_char('\n')?;
     }
     if let Some(src) = &m.source {
         let elided = if src.truncated { ", middle elided" } else { "" };
-        let label = format!("Source ({}:{}-{}{elided})", src.file, src.span.0, src.span.1);
+        write!(out, "Source ({}:{}-{}{elided})", src.file, src.span.0, src.span.1)?;
         if src.missing {
-            out.push(format!("{label}: source unavailable"));
+            out.write_str(": source unavailable\n")?;
         } else {
-            out.push(format!("{label}:\n{}", fenced(&src.text, "java")));
+            out.write_str(":\n")?;
+            write_fenced(out, &src.text, "java")?;
+            out.write_char('\n')?;
         }
     }
     if !m.supertypes.is_empty() {
-        out.push("Supertypes:".into());
+        out.write_str("Supertypes:\n")?;
         for s in &m.supertypes {
             let verb = if s.relation == "inheritance" { "extends" } else { "implements" };
             let ext = if s.external { " (external)" } else { "" };
-            out.push(format!("- {verb} {}{ext}", s.name));
+            writeln!(out, "- {verb} {}{ext}", s.name)?;
         }
     }
     if !m.fields.is_empty() {
-        out.push("Fields:".into());
+        out.write_str("Fields:\n")?;
         for f in &m.fields {
-            let mut line = format!("- {}", f.name);
+            write!(out, "- {}", f.name)?;
             if let Some(t) = &f.ty {
-                line.push_str(&format!(": {t}"));
+                write!(out, ": {t}")?;
                 if let Some(k) = &f.type_kind {
                     let ext = if f.external == Some(true) { ", external" } else { "" };
-                    line.push_str(&format!(" ({k}{ext})"));
+                    write!(out, " ({k}{ext})")?;
                 }
             }
             if let Some(v) = &f.value {
-                line.push_str(&format!(" = {v}"));
+                write!(out, " = {v}")?;
             }
             if !f.annotations.is_empty() {
-                line.push(' ');
-                line.push_str(&f.annotations.join(" "));
+                out.write_char(' ')?;
+                write_joined(out, &f.annotations, " ")?;
             }
-            out.push(line);
+            out.write_char('\n')?;
         }
     }
     if !m.injection_points.is_empty() {
-        out.push("Injected by the container:".into());
+        out.write_str("Injected by the container:\n")?;
         for p in &m.injection_points {
-            let mut line = format!("- {}", p.name);
+            write!(out, "- {}", p.name)?;
             if let Some(t) = &p.declared_type {
-                line.push_str(&format!(": {t}"));
+                write!(out, ": {t}")?;
             }
             if !p.candidates.is_empty() {
-                line.push_str(&format!(" ← {}", p.candidates.join(" | ")));
+                out.write_str(" ← ")?;
+                write_joined(out, &p.candidates, " | ")?;
             }
-            out.push(line);
+            out.write_char('\n')?;
         }
     }
     if !m.calls.is_empty() {
-        out.push("Calls:".into());
+        out.write_str("Calls:\n")?;
         for c in &m.calls {
-            let mut line = format!("- {}", c.target);
+            write!(out, "- {}", c.target)?;
             if let Some(t) = &c.target_type {
-                line.push_str(&format!(" of {t}"));
+                write!(out, " of {t}")?;
             }
             if let Some(s) = &c.stereotype {
-                line.push_str(&format!(" [{s}]"));
+                write!(out, " [{s}]")?;
             }
             let origin = if c.external { "external" } else { "corpus" };
             if c.provenance == "declared" {
-                line.push_str(&format!(" ({origin})"));
+                writeln!(out, " ({origin})")?;
             } else {
-                line.push_str(&format!(" ({origin}, {})", c.provenance));
+                writeln!(out, " ({origin}, {})", c.provenance)?;
             }
-            out.push(line);
         }
     }
     if !m.accesses.is_empty() {
-        out.push("Field accesses:".into());
+        out.write_str("Field accesses:\n")?;
         for a in &m.accesses {
-            let owner = a.owner_type.as_ref().map(|o| format!("{o}.")).unwrap_or_default();
+            let (owner, dot) = a.owner_type.as_deref().map_or(("", ""), |o| (o, "."));
             let ext = if a.external { " (external)" } else { "" };
-            out.push(format!("- {} {owner}{}{ext}", a.mode, a.field));
+            writeln!(out, "- {} {owner}{dot}{}{ext}", a.mode, a.field)?;
         }
     }
     if !m.throws.is_empty() {
-        out.push("Throws:".into());
+        out.write_str("Throws:\n")?;
         for t in &m.throws {
             let ext = if t.external { " (external)" } else { "" };
-            out.push(format!("- {}{ext}", t.name));
+            writeln!(out, "- {}{ext}", t.name)?;
         }
     }
     if !m.imports.is_empty() {
-        out.push("Imports:".into());
+        out.write_str("Imports:\n")?;
         for i in &m.imports {
             let ext = if i.external { " (external)" } else { "" };
-            out.push(format!("- {} ×{}{ext}", i.name, i.count));
+            writeln!(out, "- {} ×{}{ext}", i.name, i.count)?;
         }
     }
     if !m.parts.is_empty() {
-        out.push(
-            if m.level == Some(Level::Module) {
-                "Types in this module, as already explained:"
-            } else {
-                "Members, as already explained:"
-            }
-            .into(),
-        );
+        out.write_str(if m.level == Some(Level::Module) {
+            "Types in this module, as already explained:\n"
+        } else {
+            "Members, as already explained:\n"
+        })?;
         for p in &m.parts {
-            summary_lines(p, "", out);
+            summary_lines(p, 0, out)?;
         }
     }
+    Ok(())
 }
 
 /// The user message for the members `shown` (indexes into `pack.members`);
 /// every other member of the unit is shown signatures-only.
 pub fn user_message(pack: &ContextPack, shown: &[usize]) -> String {
-    let n = pack.members.len();
-    let mut out: Vec<String> = Vec::new();
-    let mut title = format!("# Unit: {} {}", pack.level.as_str(), pack.unit_id);
-    if n > 1 {
-        title.push_str(&format!(" (a cycle of {n} {}s)", pack.level.as_str()));
+    let mut out = String::new();
+    write_user_message(&mut out, pack, shown).expect("a String takes any text");
+    out
+}
+
+/// The UTF-16 length of [`user_message`], counted without building its text.
+pub fn user_message_utf16_len(pack: &ContextPack, shown: &[usize]) -> usize {
+    let mut len = Utf16Len(0);
+    write_user_message(&mut len, pack, shown).expect("a count takes any text");
+    len.0
+}
+
+/// A sink that keeps only the UTF-16 length of what is written to it.
+struct Utf16Len(usize);
+
+impl Write for Utf16Len {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += model::utf16_len(s);
+        Ok(())
     }
-    out.push(title);
-    out.push(String::new());
-    let single = shown.len() == 1 && n == 1;
-    if single {
-        out.push("## The unit".into());
+}
+
+fn write_user_message<W: Write>(out: &mut W, pack: &ContextPack, shown: &[usize]) -> fmt::Result {
+    let n = pack.members.len();
+    let level = pack.level.as_str();
+    write!(out, "# Unit: {level} {}", pack.unit_id)?;
+    if n > 1 {
+        write!(out, " (a cycle of {n} {level}s)")?;
+    }
+    out.write_str("\n\n")?;
+    if shown.len() == 1 && n == 1 {
+        out.write_str("## The unit\n")?;
     } else {
-        out.push("## Cycle members".into());
-        let ids: Vec<&str> = shown.iter().map(|&i| pack.members[i].id.as_str()).collect();
-        out.push(format!("Return one entry per id: {}.", ids.join(", ")));
-        out.push(String::new());
+        out.write_str("## Cycle members\nReturn one entry per id: ")?;
+        for (k, &i) in shown.iter().enumerate() {
+            let sep = if k > 0 { ", " } else { "" };
+            write!(out, "{sep}{}", pack.members[i].id)?;
+        }
+        out.write_str(".\n\n")?;
     }
     for &i in shown {
-        member_section(&pack.members[i], &mut out);
-        out.push(String::new());
+        member_section(&pack.members[i], out)?;
+        out.write_char('\n')?;
     }
     let others = n - shown.len();
     if others > 0 {
-        out.push("## Other members of this cycle (signatures only, explained separately)".into());
+        out.write_str("## Other members of this cycle (signatures only, explained separately)\n")?;
         // A cycle of thousands would repeat thousands of signatures in each of
         // its hundreds of chunks: show the nearest ones and count the rest.
         let span = MAX_OTHER_SIGNATURES + shown.len();
         let hi = (shown[0].saturating_sub(MAX_OTHER_SIGNATURES / 2) + span).min(n);
         let lo = hi.saturating_sub(span);
-        let near: Vec<usize> = (lo..hi).filter(|i| !shown.contains(i)).collect();
-        for &i in &near {
-            member_head(&pack.members[i], &mut out);
+        let mut near = 0;
+        for i in (lo..hi).filter(|i| !shown.contains(i)) {
+            member_head(&pack.members[i], out)?;
+            near += 1;
         }
-        if others > near.len() {
-            out.push(format!("- … and {} more members of this cycle, not shown", others - near.len()));
+        if others > near {
+            writeln!(out, "- … and {} more members of this cycle, not shown", others - near)?;
         }
-        out.push(String::new());
+        out.write_char('\n')?;
     }
-    out.push("## What the dependencies do".into());
+    out.write_str("## What the dependencies do\n")?;
     if pack.dependencies.is_empty() {
-        out.push("(no dependencies inside the corpus)".into());
+        out.write_str("(no dependencies inside the corpus)\n")?;
     } else {
         for d in pack.dependencies.iter().take(MAX_DEPENDENCIES) {
-            summary_lines(d, "", &mut out);
+            summary_lines(d, 0, out)?;
         }
         if pack.dependencies.len() > MAX_DEPENDENCIES {
-            out.push(format!("- … and {} more dependencies, not listed", pack.dependencies.len() - MAX_DEPENDENCIES));
+            writeln!(out, "- … and {} more dependencies, not listed", pack.dependencies.len() - MAX_DEPENDENCIES)?;
         }
     }
-    out.push(String::new());
-    out.join("\n")
+    Ok(())
 }
 
 /// Every prompt of a unit: one, or one per chunk of `max_scc` members.
@@ -412,14 +507,15 @@ pub fn render(pack: &ContextPack, max_scc: u32) -> Vec<Prompt> {
 pub fn prompts(pack: &ContextPack, max_scc: u32) -> Prompts<'_> {
     let n = pack.members.len();
     let shape = if n > 1 { Shape::Scc } else { Shape::Block };
-    Prompts { pack, shape, system: system_message(pack.level, shape), chunk: max_scc.max(1) as usize, next: 0 }
+    Prompts { pack, shape, system: shared_system(pack.level, shape), chunk: max_scc.max(1) as usize, next: 0 }
 }
 
 /// The lazily rendered prompts of one unit (see [`prompts`]).
 pub struct Prompts<'p> {
     pack: &'p ContextPack,
     shape: Shape,
-    system: String,
+    /// The shared system message and its estimated tokens.
+    system: &'static (String, u64),
     chunk: usize,
     next: usize,
 }
@@ -427,7 +523,12 @@ pub struct Prompts<'p> {
 impl Prompts<'_> {
     /// The system message every prompt of this unit shares.
     pub fn system(&self) -> &str {
-        &self.system
+        &self.system.0
+    }
+
+    /// `estimateTokens` of the system message.
+    pub fn system_tokens(&self) -> u64 {
+        self.system.1
     }
 
     /// The next chunk's members (indexes into the pack's members).
@@ -442,11 +543,11 @@ impl Prompts<'_> {
         Some(shown)
     }
 
-    /// The next user message and how many blocks it asks for, without
-    /// copying the system message (what an estimate needs).
-    pub fn next_user(&mut self) -> Option<(String, usize)> {
+    /// `estimateTokens` of the next user message and how many blocks it asks
+    /// for, without building its text (what an estimate needs).
+    pub fn next_user_tokens(&mut self) -> Option<(u64, usize)> {
         let shown = self.next_chunk()?;
-        Some((user_message(self.pack, &shown), shown.len()))
+        Some((tokens_of_utf16_len(user_message_utf16_len(self.pack, &shown)), shown.len()))
     }
 }
 
@@ -456,7 +557,7 @@ impl Iterator for Prompts<'_> {
     fn next(&mut self) -> Option<Prompt> {
         let shown = self.next_chunk()?;
         Some(Prompt {
-            system: self.system.clone(),
+            system: self.system.0.clone(),
             user: user_message(self.pack, &shown),
             schema_name: schema_name(self.pack.level, self.shape),
             shape: self.shape,

@@ -338,3 +338,40 @@ fn very_large_cycles_are_listed_with_counts_not_in_full() {
     }
     assert_eq!(shown.len(), 80, "every member is fully shown exactly once");
 }
+
+#[test]
+fn counted_user_messages_have_the_length_of_the_rendered_ones() {
+    use insights::prompt::{user_message, user_message_utf16_len};
+    let check = |corpus: &Corpus, slicer: &SourceSlicer, records: &dyn insights::records::RecordSource| {
+        for unit in &corpus.walk.units {
+            let pack = corpus.pack(unit, 2, slicer, records);
+            let n = pack.members.len();
+            for chunk in [1, 3, 12] {
+                for start in (0..n).step_by(chunk) {
+                    let shown: Vec<usize> = (start..(start + chunk).min(n)).collect();
+                    let text = user_message(&pack, &shown);
+                    assert_eq!(user_message_utf16_len(&pack, &shown), model::utf16_len(&text), "{text}");
+                }
+            }
+        }
+    };
+    let m = fixture();
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    let sources = MemorySources::default();
+    let slicer = SourceSlicer::new(&sources, 200);
+    let mut records = MemoryRecords::default();
+    for (i, u) in corpus.walk.units.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+        let description = format!("Does\tthing {i} — «😀»\n  well.");
+        let concept = (i % 4 == 0).then(|| "owned by entity".to_owned());
+        records.insert(u.members[0].as_str(), "0".repeat(64), RecordSummary { description, concept });
+    }
+    check(&corpus, &slicer, &records);
+    let (m, src) = hostile();
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    check(&corpus, &SourceSlicer::new(&src, 3), &NoRecords);
+    let mut edges: Vec<(usize, usize)> = (0..80).map(|i| (i, (i + 1) % 80)).collect();
+    edges.push((80, 0));
+    let (m, _) = call_model(81, &edges);
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    check(&corpus, &SourceSlicer::new(&sources_for(81, None), 4), &NoRecords);
+}
