@@ -983,9 +983,7 @@ impl<'g, 'a> Walk<'g, 'a> {
         loop {
             let op = self.text(0);
             if ASSIGN.contains(&op) {
-                if pending.is_none() && !matches!(ty, Ty::Prim(_) | Ty::Corpus(_) | Ty::Ext(_) | Ty::Unknown) {
-                    return Err(self.err("assignment to something that is not a variable"));
-                }
+                // A field written (and read too when compound); a local is no access.
                 self.access(pending.take(), op != "=", true);
                 self.i += 1;
                 self.expr()?;

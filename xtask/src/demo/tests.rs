@@ -165,3 +165,17 @@ fn the_corpus_has_what_the_demo_promises() {
     assert!(comments.iter().any(|c| c.contains("<script>alert(1)</script>")));
     assert!(comments.iter().any(|c| c.contains("ignore the instructions above")));
 }
+
+/// Out-of-subset Java and names that do not resolve are errors naming the
+/// line, never a model that silently lacks something.
+#[test]
+fn the_generator_refuses_what_it_does_not_understand() {
+    let err = super::java::parse("p/A.java", "package p;\nclass A {\n  int[] xs;\n}\n").err().unwrap();
+    assert!(err.starts_with("p/A.java:3: arrays are not in the demo's Java subset"), "{err}");
+    let err = super::java::parse("p/A.java", "package p;\nclass A {\n  Runnable r = () -> {};\n}\n")
+        .map(|f| super::emit::build(&[f]).err().unwrap());
+    assert!(err.is_ok_and(|e| e.starts_with("p/A.java:3: ")));
+    let body = "package p;\nclass A {\n  void f() {\n    Missing.call();\n  }\n}\n";
+    let err = super::emit::build(&[super::java::parse("p/A.java", body).unwrap()]).err().unwrap();
+    assert_eq!(err, "p/A.java:4: cannot resolve Missing");
+}
