@@ -604,8 +604,8 @@ const BINARY: &[&str] = &["+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", "
 /// Walks one body (or a field initializer) and records what it does.
 struct Walk<'g, 'a> {
     g: &'g mut Gen<'a>,
-    toks: &'a [Token],
-    path: &'a str,
+    /// The cursor over the body's tokens (the slice ends with the body).
+    p: Parser<'a>,
     file: usize,
     ty: usize,
     from: Ref,
@@ -613,59 +613,47 @@ struct Walk<'g, 'a> {
     /// the types it creates or names are recorded (as references).
     invocable: bool,
     vars: Vec<(String, Ty)>,
-    i: usize,
-    end: usize,
 }
 
 impl<'g, 'a> Walk<'g, 'a> {
     fn new(g: &'g mut Gen<'a>, file: usize, ty: usize, from: Ref, invocable: bool, range: (usize, usize)) -> Self {
+        static NO_DOCS: std::sync::OnceLock<HashMap<usize, String>> = std::sync::OnceLock::new();
         let f: &'a JavaFile = &g.files[file];
-        Walk {
-            g,
-            toks: &f.lexed.tokens,
-            path: &f.path,
-            file,
-            ty,
-            from,
-            invocable,
-            vars: Vec::new(),
+        let p = Parser {
+            t: &f.lexed.tokens[..range.1],
+            docs: NO_DOCS.get_or_init(HashMap::new),
             i: range.0,
-            end: range.1,
-        }
+            path: &f.path,
+        };
+        Walk { g, p, file, ty, from, invocable, vars: Vec::new() }
     }
 
     fn text(&self, k: usize) -> &'a str {
-        if self.i + k < self.end {
-            &self.toks[self.i + k].text
-        } else {
-            ""
-        }
+        self.p.text(k)
     }
 
     fn is(&self, s: &str) -> bool {
-        self.text(0) == s
+        self.p.is(s)
+    }
+
+    fn eat(&mut self, s: &str) -> bool {
+        self.p.eat(s)
     }
 
     fn line(&self) -> u32 {
-        self.toks[self.i.min(self.toks.len() - 1)].line
+        self.p.line()
     }
 
     fn err(&self, msg: &str) -> String {
-        format!("{}:{}: {msg} (at {:?})", self.path, self.line(), self.text(0))
+        self.p.err(msg)
     }
 
     fn expect(&mut self, s: &str) -> Result<(), String> {
-        if self.is(s) {
-            self.i += 1;
-            Ok(())
-        } else {
-            Err(self.err(&format!("expected {s:?}")))
-        }
+        self.p.expect(s)
     }
 
-    fn parser(&self) -> Parser<'a> {
-        static NO_DOCS: std::sync::OnceLock<HashMap<usize, String>> = std::sync::OnceLock::new();
-        Parser { t: &self.toks[..self.end], docs: NO_DOCS.get_or_init(HashMap::new), i: self.i, path: self.path }
+    fn at_end(&self) -> bool {
+        self.p.i >= self.p.t.len()
     }
 
     fn edge(&mut self, kind: &'static str, to: Ref, line: u32) -> &mut Extra {
@@ -719,7 +707,7 @@ impl<'g, 'a> Walk<'g, 'a> {
     // ----- statements ------------------------------------------------------
 
     fn statements(&mut self) -> Result<(), String> {
-        while self.i < self.end {
+        while !self.at_end() {
             self.stmt()?;
         }
         Ok(())
@@ -729,13 +717,13 @@ impl<'g, 'a> Walk<'g, 'a> {
         self.expect("{")?;
         let depth = self.vars.len();
         while !self.is("}") {
-            if self.i >= self.end {
+            if self.at_end() {
                 return Err(self.err("unterminated block"));
             }
             self.stmt()?;
         }
         self.vars.truncate(depth);
-        self.i += 1;
+        self.p.i += 1;
         Ok(())
     }
 
@@ -750,27 +738,26 @@ impl<'g, 'a> Walk<'g, 'a> {
         match self.text(0) {
             "{" => self.block(),
             ";" => {
-                self.i += 1;
+                self.p.i += 1;
                 Ok(())
             }
             "if" => {
-                self.i += 1;
+                self.p.i += 1;
                 self.paren_expr()?;
                 self.stmt()?;
-                if self.is("else") {
-                    self.i += 1;
+                if self.eat("else") {
                     self.stmt()?;
                 }
                 Ok(())
             }
             "while" => {
-                self.i += 1;
+                self.p.i += 1;
                 self.paren_expr()?;
                 self.stmt()
             }
             "for" => self.for_stmt(),
             "return" => {
-                self.i += 1;
+                self.p.i += 1;
                 if !self.is(";") {
                     self.expr()?;
                 }
@@ -778,7 +765,7 @@ impl<'g, 'a> Walk<'g, 'a> {
             }
             "throw" => {
                 let line = self.line();
-                self.i += 1;
+                self.p.i += 1;
                 let ty = self.expr()?;
                 if let Some(to) = self.g.type_ref(&ty) {
                     self.edge("throws", to, line);
@@ -786,10 +773,9 @@ impl<'g, 'a> Walk<'g, 'a> {
                 self.expect(";")
             }
             "try" => {
-                self.i += 1;
+                self.p.i += 1;
                 self.block()?;
-                while self.is("catch") {
-                    self.i += 1;
+                while self.eat("catch") {
                     self.expect("(")?;
                     let depth = self.vars.len();
                     self.local(false)?;
@@ -797,24 +783,23 @@ impl<'g, 'a> Walk<'g, 'a> {
                     self.block()?;
                     self.vars.truncate(depth);
                 }
-                if self.is("finally") {
-                    self.i += 1;
+                if self.eat("finally") {
                     self.block()?;
                 }
                 Ok(())
             }
             "switch" => {
-                self.i += 1;
+                self.p.i += 1;
                 let selector = self.paren_expr()?;
                 self.switch_body(&selector)
             }
             "break" | "continue" => {
-                self.i += 1;
+                self.p.i += 1;
                 self.expect(";")
             }
             "super" | "this" if self.text(1) == "(" => {
                 let (line, sup) = (self.line(), self.is("super"));
-                self.i += 1;
+                self.p.i += 1;
                 let args = self.args()?;
                 let target = if sup { self.g.types[self.ty].superclass.clone() } else { Some(Ty::Corpus(self.ty)) };
                 match target {
@@ -842,7 +827,7 @@ impl<'g, 'a> Walk<'g, 'a> {
     }
 
     fn for_stmt(&mut self) -> Result<(), String> {
-        self.i += 1;
+        self.p.i += 1;
         self.expect("(")?;
         let depth = self.vars.len();
         if self.local_ahead() && self.foreach_ahead() {
@@ -862,9 +847,7 @@ impl<'g, 'a> Walk<'g, 'a> {
             self.expect(";")?;
             while !self.is(")") {
                 self.expr()?;
-                if self.is(",") {
-                    self.i += 1;
-                }
+                self.eat(",");
             }
         }
         self.expect(")")?;
@@ -874,20 +857,16 @@ impl<'g, 'a> Walk<'g, 'a> {
     }
 
     fn foreach_ahead(&self) -> bool {
-        let mut p = self.parser();
-        if p.is("final") {
-            p.i += 1;
-        }
+        let mut p = self.p.clone();
+        p.eat("final");
         p.type_syntax().is_ok() && p.ident().is_ok() && p.is(":")
     }
 
     /// Whether a local variable declaration starts here: `[final] Type name`
     /// followed by `=`, `;`, `:` or `)`, where `Type` names a type.
     fn local_ahead(&self) -> bool {
-        let mut p = self.parser();
-        if p.is("final") {
-            p.i += 1;
-        }
+        let mut p = self.p.clone();
+        p.eat("final");
         let Ok(ts) = p.type_syntax() else { return false };
         let first = ts.name.split('.').next().unwrap_or("");
         p.kind(0) == Some(Tk::Ident)
@@ -899,14 +878,12 @@ impl<'g, 'a> Walk<'g, 'a> {
     /// A local variable (also a catch parameter or a for-each variable): the
     /// entity, its declared type and references, and its initializer.
     fn local(&mut self, with_init: bool) -> Result<(), String> {
-        if self.is("final") {
-            self.i += 1;
-        }
-        let mut p = self.parser();
+        self.eat("final");
+        let mut p = self.p.clone();
         let ts = p.type_syntax()?;
         let line = p.line();
         let name = p.ident()?;
-        self.i = p.i;
+        self.p.i = p.i;
         let ty = self.g.resolve_or_err(&ts, self.file, self.ty)?;
         let declared = self.g.type_ref(&ty);
         let mut e = self.g.b.java_local(self.from, &name, line);
@@ -918,7 +895,7 @@ impl<'g, 'a> Walk<'g, 'a> {
         self.g.syntax_refs(lr, &ts, self.file, self.ty)?;
         self.vars.push((name, ty));
         if with_init && self.is("=") {
-            self.i += 1;
+            self.p.i += 1;
             self.expr()?;
         }
         Ok(())
@@ -927,8 +904,7 @@ impl<'g, 'a> Walk<'g, 'a> {
     fn switch_body(&mut self, selector: &Ty) -> Result<(), String> {
         self.expect("{")?;
         while !self.is("}") {
-            if self.is("case") {
-                self.i += 1;
+            if self.eat("case") {
                 let line = self.line();
                 let constant = match selector {
                     Ty::Corpus(t) if self.g.types[*t].decl.kind == "enum" => self.g.field(*t, self.text(0)),
@@ -936,20 +912,18 @@ impl<'g, 'a> Walk<'g, 'a> {
                 };
                 match constant {
                     Some((_, r)) if matches!(self.text(1), ":" | "->") => {
-                        self.i += 1;
+                        self.p.i += 1;
                         self.access(Some((r, line)), true, false);
                     }
                     _ => {
                         self.expr()?;
                     }
                 }
-            } else if self.is("default") {
-                self.i += 1;
+            } else if self.eat("default") {
             } else {
                 return Err(self.err("expected case or default"));
             }
-            if self.is("->") {
-                self.i += 1;
+            if self.eat("->") {
                 if self.is("{") || self.is("throw") {
                     self.stmt()?;
                 } else {
@@ -963,7 +937,7 @@ impl<'g, 'a> Walk<'g, 'a> {
                 }
             }
         }
-        self.i += 1;
+        self.p.i += 1;
         Ok(())
     }
 
@@ -972,7 +946,7 @@ impl<'g, 'a> Walk<'g, 'a> {
     /// A field initializer: one expression filling the whole range.
     fn expr_to_end(&mut self) -> Result<(), String> {
         self.expr()?;
-        if self.i != self.end {
+        if !self.at_end() {
             return Err(self.err("unexpected tokens after the initializer"));
         }
         Ok(())
@@ -985,22 +959,22 @@ impl<'g, 'a> Walk<'g, 'a> {
             if ASSIGN.contains(&op) {
                 // A field written (and read too when compound); a local is no access.
                 self.access(pending.take(), op != "=", true);
-                self.i += 1;
+                self.p.i += 1;
                 self.expr()?;
                 return Ok(ty);
             }
             self.access(pending.take(), true, false);
             if op == "instanceof" {
                 let line = self.line();
-                self.i += 1;
-                let mut p = self.parser();
+                self.p.i += 1;
+                let mut p = self.p.clone();
                 let ts = p.type_syntax()?;
-                self.i = p.i;
+                self.p.i = p.i;
                 let t = self.g.resolve_or_err(&ts, self.file, self.ty)?;
                 self.reference(&t, line);
                 ty = Ty::Prim("boolean".to_owned());
             } else if BINARY.contains(&op) {
-                self.i += 1;
+                self.p.i += 1;
                 let (rhs, p) = self.unary()?;
                 self.access(p, true, false);
                 ty = match op {
@@ -1009,7 +983,7 @@ impl<'g, 'a> Walk<'g, 'a> {
                     _ => Ty::Prim("long".to_owned()),
                 };
             } else if op == "?" {
-                self.i += 1;
+                self.p.i += 1;
                 ty = self.expr()?;
                 self.expect(":")?;
                 self.expr()?;
@@ -1023,23 +997,23 @@ impl<'g, 'a> Walk<'g, 'a> {
     fn unary(&mut self) -> Result<(Ty, Pending), String> {
         match self.text(0) {
             "!" | "-" | "+" | "~" => {
-                self.i += 1;
+                self.p.i += 1;
                 let (t, p) = self.unary()?;
                 self.access(p, true, false);
                 Ok((t, None))
             }
             "++" | "--" => {
-                self.i += 1;
+                self.p.i += 1;
                 let (t, p) = self.unary()?;
                 self.access(p, true, true);
                 Ok((t, None))
             }
             "(" if self.cast_ahead() => {
                 let line = self.line();
-                self.i += 1;
-                let mut p = self.parser();
+                self.p.i += 1;
+                let mut p = self.p.clone();
                 let ts = p.type_syntax()?;
-                self.i = p.i;
+                self.p.i = p.i;
                 self.expect(")")?;
                 let t = self.g.resolve_or_err(&ts, self.file, self.ty)?;
                 self.reference(&t, line);
@@ -1052,7 +1026,7 @@ impl<'g, 'a> Walk<'g, 'a> {
     }
 
     fn cast_ahead(&self) -> bool {
-        let mut p = self.parser();
+        let mut p = self.p.clone();
         p.i += 1;
         let Ok(ts) = p.type_syntax() else { return false };
         let first = ts.name.split('.').next().unwrap_or("");
@@ -1072,7 +1046,7 @@ impl<'g, 'a> Walk<'g, 'a> {
                 self.expect(",")?;
             }
         }
-        self.i += 1;
+        self.p.i += 1;
         Ok(out)
     }
 
@@ -1081,10 +1055,10 @@ impl<'g, 'a> Walk<'g, 'a> {
         loop {
             if self.is(".") {
                 self.access(pending.take(), true, false);
-                self.i += 1;
+                self.p.i += 1;
                 let line = self.line();
                 let name = self.text(0);
-                self.i += 1;
+                self.p.i += 1;
                 if name == "class" {
                     let Ty::Class(inner) = &ty else { return Err(self.err(".class on a value")) };
                     let inner = (**inner).clone();
@@ -1097,7 +1071,7 @@ impl<'g, 'a> Walk<'g, 'a> {
                     (ty, pending) = self.member(&ty, name, line)?;
                 }
             } else if self.is("++") || self.is("--") {
-                self.i += 1;
+                self.p.i += 1;
                 self.access(pending.take(), true, true);
             } else {
                 return Ok((ty, pending));
@@ -1106,37 +1080,37 @@ impl<'g, 'a> Walk<'g, 'a> {
     }
 
     fn primary(&mut self) -> Result<(Ty, Pending), String> {
-        let t = &self.toks[self.i.min(self.end.saturating_sub(1))];
-        if self.i >= self.end {
+        let toks: &'a [Token] = self.p.t;
+        let Some(t) = toks.get(self.p.i) else {
             return Err(self.err("expected an expression"));
-        }
+        };
         let line = t.line;
         match (t.kind, t.text.as_str()) {
             (Tk::Str, _) => {
-                self.i += 1;
+                self.p.i += 1;
                 Ok((Ty::Ext("java.lang.String".to_owned()), None))
             }
             (Tk::Num, _) | (Tk::Char, _) => {
-                self.i += 1;
+                self.p.i += 1;
                 Ok((Ty::Prim("long".to_owned()), None))
             }
             (Tk::Ident, "true" | "false") => {
-                self.i += 1;
+                self.p.i += 1;
                 Ok((Ty::Prim("boolean".to_owned()), None))
             }
             (Tk::Ident, "null") => {
-                self.i += 1;
+                self.p.i += 1;
                 Ok((Ty::Null, None))
             }
             (Tk::Ident, "this") => {
-                self.i += 1;
+                self.p.i += 1;
                 Ok((Ty::Corpus(self.ty), None))
             }
             (Tk::Ident, "new") => {
-                self.i += 1;
-                let mut p = self.parser();
+                self.p.i += 1;
+                let mut p = self.p.clone();
                 let ts = p.type_syntax()?;
-                self.i = p.i;
+                self.p.i = p.i;
                 let ty = self.g.resolve_or_err(&ts, self.file, self.ty)?;
                 let args = self.args()?;
                 if self.is("{") {
@@ -1155,13 +1129,13 @@ impl<'g, 'a> Walk<'g, 'a> {
                 Ok((ty, None))
             }
             (Tk::Punct, "(") => {
-                self.i += 1;
+                self.p.i += 1;
                 let ty = self.expr()?;
                 self.expect(")")?;
                 Ok((ty, None))
             }
             (Tk::Ident, name) => {
-                self.i += 1;
+                self.p.i += 1;
                 if self.is("(") {
                     let args = self.args()?;
                     return Ok((self.call_unqualified(name, &args, line)?, None));
@@ -1174,7 +1148,7 @@ impl<'g, 'a> Walk<'g, 'a> {
                 }
                 match self.resolve(name) {
                     Some(ty) => Ok((Ty::Class(Box::new(ty)), None)),
-                    None => Err(format!("{}:{line}: cannot resolve {name}", self.path)),
+                    None => Err(format!("{}:{line}: cannot resolve {name}", self.p.path)),
                 }
             }
             _ => Err(self.err("expected an expression")),
@@ -1194,13 +1168,13 @@ impl<'g, 'a> Walk<'g, 'a> {
                         return Ok((Ty::Class(Box::new(Ty::Corpus(n))), None));
                     }
                 }
-                Err(format!("{}:{line}: no field {name} in {}", self.path, self.g.types[*t].fqn))
+                Err(format!("{}:{line}: no field {name} in {}", self.p.path, self.g.types[*t].fqn))
             }
             Ty::Ext(f) => {
                 let r = self.g.stub(f);
                 Ok((Ty::Unknown, Some((r, line))))
             }
-            _ => Err(format!("{}:{line}: cannot resolve .{name} on {recv:?}", self.path)),
+            _ => Err(format!("{}:{line}: cannot resolve .{name} on {recv:?}", self.p.path)),
         }
     }
 
@@ -1217,7 +1191,7 @@ impl<'g, 'a> Walk<'g, 'a> {
                     .map(|(_, o)| (*o).to_owned())
                     .filter(|_| self.g.external_super(*t).is_some())
                     .or_else(|| self.g.external_super(*t))
-                    .ok_or_else(|| format!("{}:{line}: no method {name} in {}", self.path, self.g.types[*t].fqn))?;
+                    .ok_or_else(|| format!("{}:{line}: no method {name} in {}", self.p.path, self.g.types[*t].fqn))?;
                 let r = self.g.stub(&owner);
                 self.invoke(r, line)?;
                 Ok(Ty::Unknown)
@@ -1227,7 +1201,7 @@ impl<'g, 'a> Walk<'g, 'a> {
                 self.invoke(r, line)?;
                 Ok(Ty::Unknown)
             }
-            _ => Err(format!("{}:{line}: cannot resolve .{name}() on {recv:?}", self.path)),
+            _ => Err(format!("{}:{line}: cannot resolve .{name}() on {recv:?}", self.p.path)),
         }
     }
 
@@ -1241,6 +1215,6 @@ impl<'g, 'a> Walk<'g, 'a> {
             }
             s = self.g.types[t].outer;
         }
-        Err(format!("{}:{line}: cannot resolve {name}()", self.path))
+        Err(format!("{}:{line}: cannot resolve {name}()", self.p.path))
     }
 }

@@ -262,6 +262,7 @@ pub fn parse(path: &str, src: &str) -> Result<JavaFile, String> {
 
 const MODIFIERS: &[&str] = &["public", "private", "protected", "static", "final", "abstract", "transient", "volatile"];
 
+#[derive(Clone)]
 pub struct Parser<'a> {
     pub t: &'a [Token],
     pub docs: &'a HashMap<usize, String>,
@@ -269,8 +270,8 @@ pub struct Parser<'a> {
     pub path: &'a str,
 }
 
-impl Parser<'_> {
-    pub fn text(&self, k: usize) -> &str {
+impl<'a> Parser<'a> {
+    pub fn text(&self, k: usize) -> &'a str {
         self.t.get(self.i + k).map_or("", |t| t.text.as_str())
     }
 
@@ -288,6 +289,15 @@ impl Parser<'_> {
 
     pub fn err(&self, msg: &str) -> String {
         format!("{}:{}: {msg} (at {:?})", self.path, self.line(), self.text(0))
+    }
+
+    /// Consumes `s` if it is next.
+    pub fn eat(&mut self, s: &str) -> bool {
+        let here = self.is(s);
+        if here {
+            self.i += 1;
+        }
+        here
     }
 
     pub fn expect(&mut self, s: &str) -> Result<(), String> {
@@ -323,8 +333,7 @@ impl Parser<'_> {
         let line = self.line();
         let name = self.dotted()?;
         let mut args = Vec::new();
-        if self.is("<") {
-            self.i += 1;
+        if self.eat("<") {
             while !self.is(">") {
                 if self.is("?") {
                     return Err(self.err("wildcards are not in the demo's Java subset"));
@@ -430,12 +439,10 @@ impl Parser<'_> {
         if self.is("<") {
             return Err(self.err("generic types are not in the demo's Java subset"));
         }
-        if self.is("extends") {
-            self.i += 1;
+        if self.eat("extends") {
             ty.extends = self.type_list()?;
         }
-        if self.is("implements") {
-            self.i += 1;
+        if self.eat("implements") {
             ty.implements = self.type_list()?;
         }
         self.expect("{")?;
@@ -446,8 +453,7 @@ impl Parser<'_> {
             if self.i >= self.t.len() {
                 return Err(self.err("unterminated type body"));
             }
-            if self.is(";") {
-                self.i += 1;
+            if self.eat(";") {
                 continue;
             }
             self.member(&mut ty)?;
@@ -485,13 +491,9 @@ impl Parser<'_> {
                 is_final: true,
                 init,
             });
-            if self.is(",") {
-                self.i += 1;
-            }
+            self.eat(",");
         }
-        if self.is(";") {
-            self.i += 1;
-        }
+        self.eat(";");
         Ok(())
     }
 
@@ -519,20 +521,14 @@ impl Parser<'_> {
             self.i += 1;
             (None, None)
         } else {
-            let ret = if self.is("void") {
-                self.i += 1;
-                None
-            } else {
-                Some(self.type_syntax()?)
-            };
+            let ret = if self.eat("void") { None } else { Some(self.type_syntax()?) };
             (Some(self.ident()?), ret)
         };
         if !self.is("(") {
             let Some(name) = name else {
                 return Err(self.err("expected a constructor"));
             };
-            let init = if self.is("=") {
-                self.i += 1;
+            let init = if self.eat("=") {
                 let s = self.i;
                 let mut depth = 0i32;
                 while !(depth == 0 && self.is(";")) {
@@ -557,8 +553,7 @@ impl Parser<'_> {
         }
         let params = self.params()?;
         let mut throws = Vec::new();
-        if self.is("throws") {
-            self.i += 1;
+        if self.eat("throws") {
             throws = self.type_list()?;
         }
         let (mut body, mut default) = (None, None);
@@ -567,8 +562,7 @@ impl Parser<'_> {
             body = Some(self.group("{", "}")?);
             end_line = self.t[self.i - 1].line;
         } else {
-            if self.is("default") {
-                self.i += 1;
+            if self.eat("default") {
                 let s = self.i;
                 while !self.is(";") && self.i < self.t.len() {
                     self.i += 1;
@@ -593,9 +587,7 @@ impl Parser<'_> {
             if !self.annotations()?.is_empty() {
                 return Err(self.err("parameter annotations are not in the demo's Java subset"));
             }
-            if self.is("final") {
-                self.i += 1;
-            }
+            self.eat("final");
             let ty = self.type_syntax()?;
             let line = self.line();
             let name = self.ident()?;
