@@ -52,6 +52,20 @@ pub enum StoreError {
     /// Export of a store that holds nothing (no header).
     #[error("{}: the insights store is empty (no header): there is nothing to export", path.display())]
     NothingToExport { path: PathBuf },
+    /// In a browser: a second connection to a store already open in this
+    /// worker, or an export or deletion of an open store (the OPFS pool
+    /// does not coordinate two connections to one file).
+    #[error("{}: the insights store is open in this worker; close it first", path.display())]
+    InUse { path: PathBuf },
+    /// In a browser: the Origin Private File System pool failed (not a
+    /// dedicated worker, the pool held by another tab, quota, a missing name…).
+    #[error("{}: {op}: {message}", path.display())]
+    Opfs { path: PathBuf, op: &'static str, message: String },
+    /// In a browser: bytes offered as a store, refused before anything was
+    /// written (not SQLite, another application's database, a newer store,
+    /// a name taken…).
+    #[error("{}: cannot import: {reason}; nothing was written", path.display())]
+    ImportRefused { path: PathBuf, reason: String },
     /// Another live process has a run open on this store.
     #[error("{}: another run is writing this insights store (process {pid}, run {run} started {started_at}); wait for it to finish", path.display())]
     Busy { path: PathBuf, pid: u32, run: i64, started_at: String },

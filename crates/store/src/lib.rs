@@ -8,14 +8,25 @@
 //! touching a byte. Ids are ordered in code (UTF-16 code units), never by
 //! SQLite's `ORDER BY`; column strings holding U+0000 are refused at write.
 //!
-//! Natively the writer runs in WAL with `synchronous = NORMAL`; on wasm32
-//! (`rusqlite` over `sqlite-wasm-rs`, OPFS) there is no WAL, and the
-//! single-writer rule has no process ids to check (an open point).
+//! Natively the store is the file `<model>.insights.db` beside the model;
+//! the writer runs in WAL with `synchronous = NORMAL`, and the single-writer
+//! rule checks the process id of an open run ([`Store::check_writers`]).
+//!
+//! In a browser (wasm32: `rusqlite` over `sqlite-wasm-rs`) the store lives
+//! on OPFS in a dedicated Worker, through the SAH-pool VFS that [`opfs`]
+//! installs: a rollback journal (no WAL in the wasm build; `TRUNCATE`,
+//! `synchronous = FULL`), one connection per file, no process ids — the page
+//! holds a Web Lock per store and closes what a killed tab left open with
+//! [`Store::close_open_runs`]. [`opfs`] lists, exports, imports and deletes
+//! the stores kept in the browser.
 
 mod book;
 mod error;
 mod open;
+#[cfg(target_arch = "wasm32")]
+pub mod opfs;
 mod paths;
+#[cfg(not(target_arch = "wasm32"))]
 mod process;
 mod read;
 mod rows;
@@ -23,8 +34,9 @@ mod store;
 
 pub use book::StoreBook;
 pub use error::StoreError;
-pub use open::MIGRATIONS;
-pub use paths::{sidecar_path_for, store_path_for};
+pub use open::{check_store_image, MIGRATIONS};
+pub use paths::{is_store_name, sidecar_path_for, store_name_for, store_path_for, STORE_NAME_SUFFIX};
+#[cfg(not(target_arch = "wasm32"))]
 pub use process::is_process_alive;
 pub use read::{ByLevel, ByOrigin, InsightAnswer, InsightRow, Query, RunCounts, RunModels, RunRow, Stats};
 pub use store::{BeginRun, ExportStamp, FinishRun, OpenRun, RunHandle, Store};

@@ -91,6 +91,15 @@ CREATE TABLE failure (
 
 const _: () = assert!(MIGRATIONS.len() == INSIGHTS_DB_VERSION as usize);
 
+/// The writer's journal natively: WAL, `synchronous = NORMAL`.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) const WRITER_JOURNAL: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;";
+/// The writer's journal on OPFS (no WAL in the wasm build): a rollback
+/// journal truncated, not deleted, at commit (the pool keeps its slot), and
+/// every commit flushed. See docs/benchmarks.md "Store on OPFS".
+#[cfg(target_arch = "wasm32")]
+pub(crate) const WRITER_JOURNAL: &str = "PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = FULL;";
+
 /// Writer (migrates, WAL) or reader (`query_only`, never migrates).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -138,7 +147,10 @@ pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Conn
         // read-only file handle can strand `-wal` / `-shm` files.
         Mode::Reader => OpenFlags::SQLITE_OPEN_READ_WRITE,
     } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    #[cfg(not(target_arch = "wasm32"))]
     let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
+    #[cfg(target_arch = "wasm32")]
+    let conn = crate::opfs::connect(path, flags)?;
     let id = identity(path, &conn)?;
     if id.tables > 0 && id.application_id != INSIGHTS_APPLICATION_ID {
         return Err(StoreError::Foreign { path: path.to_owned(), application_id: id.application_id });
@@ -162,9 +174,8 @@ pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Conn
     }
     // WAL + NORMAL: commits survive a process crash without an fsync per
     // unit. SQLite in WebAssembly (OPFS) has no WAL: there every commit is
-    // a rollback-journal transaction.
-    #[cfg(not(target_arch = "wasm32"))]
-    pragma("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+    // a rollback-journal transaction, flushed (FULL) before it returns.
+    pragma(WRITER_JOURNAL)?;
     pragma("PRAGMA foreign_keys = ON;")?;
     for from in id.version..current {
         migrate(&conn, from, ladder[from as usize]).map_err(|e| StoreError::Migration {
@@ -175,6 +186,33 @@ pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Conn
         })?;
     }
     Ok(conn)
+}
+
+/// Checks that `bytes` are a database file of an insights store this
+/// program can open, without opening it: the SQLite signature, the
+/// `application_id` and a `user_version` not newer than the ladder (an older
+/// one is migrated by the next writer). The error is the reason, for a
+/// refusal of bytes offered as a store (a browser import).
+pub fn check_store_image(bytes: &[u8]) -> Result<(), String> {
+    let be32 = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    if bytes.len() < 100 || !bytes.starts_with(b"SQLite format 3\0") {
+        return Err("the bytes are not an SQLite database".into());
+    }
+    let (version, application_id) = (be32(60), be32(68));
+    if application_id != INSIGHTS_APPLICATION_ID {
+        return Err(format!(
+            "not an insights store: this SQLite database belongs to something else (application_id \
+             {application_id:#010x}, an insights store has {INSIGHTS_APPLICATION_ID:#010x})"
+        ));
+    }
+    let current = MIGRATIONS.len() as u32;
+    if version > current {
+        return Err(format!(
+            "the insights store was written by a newer version of this program (format version {version}; this one \
+             knows up to {current})"
+        ));
+    }
+    Ok(())
 }
 
 /// One rung: in a `BEGIN IMMEDIATE` transaction, run the step and stamp
@@ -196,7 +234,7 @@ fn migrate(conn: &Connection, from: u32, step: &str) -> rusqlite::Result<()> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 

@@ -27,6 +27,9 @@ pub struct Store {
     /// Block rows fetched by the largest single read so far (tests: never
     /// more than [`GET_CHUNK`]).
     max_fetched: Cell<usize>,
+    /// In a browser: this worker's one connection to the file.
+    #[cfg(target_arch = "wasm32")]
+    _claim: crate::opfs::Claim,
 }
 
 /// An open run, as handed out by [`Store::begin_run`].
@@ -41,7 +44,9 @@ pub struct BeginRun {
     pub header: SidecarHeader,
     /// ISO-8601.
     pub started_at: String,
-    /// The writing process (natively); `None` where there is no process id.
+    /// The writing process (natively); `None` where there is no process id
+    /// (a browser: the page's Web Lock owns the store, see
+    /// [`Store::close_open_runs`]).
     pub pid: Option<u32>,
 }
 
@@ -78,21 +83,36 @@ pub struct ExportStamp {
 }
 
 impl Store {
-    /// Opens (creating or migrating) the store for writing: WAL, `synchronous
-    /// = NORMAL`, foreign keys. Refuses a foreign SQLite file and a newer
-    /// store without touching them.
+    /// Opens (creating or migrating) the store for writing: natively WAL,
+    /// `synchronous = NORMAL`; in a browser a rollback journal (`TRUNCATE`,
+    /// `synchronous = FULL`) on the OPFS pool, which must be installed
+    /// ([`crate::opfs::install`]). Foreign keys on. Refuses a foreign SQLite
+    /// file and a newer store without touching them; in a browser, also a
+    /// store already open in this worker ([`StoreError::InUse`]).
     pub fn open_writer(path: impl AsRef<Path>) -> Result<Store, StoreError> {
-        let path = path.as_ref();
-        let conn = open::open(path, Mode::Writer)?;
-        Ok(Store { conn, path: path.to_owned(), mode: Mode::Writer, max_fetched: Cell::new(0) })
+        Store::opened(path.as_ref(), Mode::Writer)
     }
 
     /// Opens an existing, current store for reading (`query_only`): an
     /// empty, older, newer or foreign file is refused; nothing is migrated.
+    /// In a browser a reader is still the file's one connection: it is
+    /// refused while a writer has the store open in this worker.
     pub fn open_reader(path: impl AsRef<Path>) -> Result<Store, StoreError> {
-        let path = path.as_ref();
-        let conn = open::open(path, Mode::Reader)?;
-        Ok(Store { conn, path: path.to_owned(), mode: Mode::Reader, max_fetched: Cell::new(0) })
+        Store::opened(path.as_ref(), Mode::Reader)
+    }
+
+    fn opened(path: &Path, mode: Mode) -> Result<Store, StoreError> {
+        #[cfg(target_arch = "wasm32")]
+        let claim = crate::opfs::Claim::take(path)?;
+        let conn = open::open(path, mode)?;
+        Ok(Store {
+            conn,
+            path: path.to_owned(),
+            mode,
+            max_fetched: Cell::new(0),
+            #[cfg(target_arch = "wasm32")]
+            _claim: claim,
+        })
     }
 
     /// The file.
@@ -322,6 +342,8 @@ impl Store {
     /// refuses this writer ([`StoreError::Busy`]); the open runs whose
     /// process is gone are returned, for the caller to close as
     /// `interrupted` once it writes. A run without a pid counts as gone.
+    /// Native only: a browser has no process ids ([`Store::close_open_runs`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn check_writers(&self, my_pid: u32) -> Result<Vec<OpenRun>, StoreError> {
         let mut dead = Vec::new();
         for run in self.open_runs()? {
@@ -338,6 +360,25 @@ impl Store {
             }
         }
         Ok(dead)
+    }
+
+    /// The single-writer rule where there are no process ids (a browser):
+    /// the caller owns the store exclusively (the page holds the store's Web
+    /// Lock), so every open run was left by a writer that is gone. Closes
+    /// them all as `aborted` (e.g. `interrupted`) in one statement and
+    /// returns them, with the records each had committed (kept).
+    pub fn close_open_runs(&self, aborted: &str) -> Result<Vec<OpenRun>, StoreError> {
+        self.writable("closing open runs")?;
+        let runs = self.open_runs()?;
+        if !runs.is_empty() {
+            self.conn
+                .execute(
+                    "UPDATE run SET finished_at = started_at, aborted = ?1 WHERE finished_at IS NULL",
+                    params![aborted],
+                )
+                .map_err(self.sql("closing open runs"))?;
+        }
+        Ok(runs)
     }
 
     /// Replaces the content by a side-car, in one transaction: every record
@@ -374,7 +415,9 @@ impl Store {
         tx.commit().map_err(self.sql(op))
     }
 
-    /// Reads, decodes (strictly) and imports a side-car file.
+    /// Reads, decodes (strictly) and imports a side-car file (native: a
+    /// browser decodes the side-car's bytes and calls [`Store::import`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn import_file(&self, path: impl AsRef<Path>) -> Result<Sidecar, StoreError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| StoreError::Io {
@@ -526,7 +569,8 @@ impl Store {
         Ok(String::from_utf8(bytes).expect("the encoder writes UTF-8"))
     }
 
-    /// Closes the database; a writer checkpoints first, leaving one file.
+    /// Closes the database; natively a writer checkpoints first, leaving one
+    /// file. In a browser the file may then be exported or deleted.
     pub fn close(self) -> Result<(), StoreError> {
         if self.mode == Mode::Writer {
             #[cfg(not(target_arch = "wasm32"))]

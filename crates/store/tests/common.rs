@@ -1,7 +1,10 @@
 #![allow(dead_code)]
-//! Helpers shared by the store tests: temp dirs and hand-made records.
+//! Helpers shared by the store tests: temp dirs (native) and hand-made
+//! records (everywhere, also in the browser tests).
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::{Path, PathBuf};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use insights::blocks::{Block, BoundedContextHint};
@@ -10,8 +13,10 @@ use insights::sidecar::synth;
 use insights::vocab::{DomainConcept, FailureKind, Level, OperationOwner};
 
 /// A fresh directory under the system temp dir, removed on drop.
+#[cfg(not(target_arch = "wasm32"))]
 pub struct TempDir(pub PathBuf);
 
+#[cfg(not(target_arch = "wasm32"))]
 impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         static N: AtomicUsize = AtomicUsize::new(0);
@@ -38,12 +43,14 @@ impl TempDir {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 pub fn bytes(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap()
 }

@@ -1,5 +1,6 @@
 //! Opening: identity pragmas, migration from nothing, refusals that leave
 //! the file untouched, readers (§16.2, §16.6).
+#![cfg(not(target_arch = "wasm32"))] // temp dirs, processes and proptest: native only (see wasm.rs)
 
 mod common;
 
@@ -176,4 +177,21 @@ fn a_reader_is_not_blocked_by_an_open_writer() {
     assert_eq!(r.count().unwrap(), 2);
     r.close().unwrap();
     w.close().unwrap();
+}
+
+#[test]
+fn store_images_are_checked_from_their_header() {
+    let dir = TempDir::new("image");
+    let path = dir.path("image.db");
+    Store::open_writer(&path).unwrap().close().unwrap();
+    let mut image = bytes(&path);
+    assert_eq!(store::check_store_image(&image), Ok(()));
+    image[60..64].copy_from_slice(&0u32.to_be_bytes());
+    assert_eq!(store::check_store_image(&image), Ok(()), "an older store is migrated later");
+    image[60..64].copy_from_slice(&2u32.to_be_bytes());
+    assert!(store::check_store_image(&image).unwrap_err().contains("newer"));
+    image[68..72].copy_from_slice(&0u32.to_be_bytes());
+    assert!(store::check_store_image(&image).unwrap_err().contains("application_id 0x00000000"));
+    assert!(store::check_store_image(b"not a database").unwrap_err().contains("not an SQLite database"));
+    assert!(store::check_store_image(&[0; 4096]).unwrap_err().contains("not an SQLite database"));
 }

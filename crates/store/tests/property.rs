@@ -1,6 +1,7 @@
 //! Property: any side-car the schema admits survives `decode → import →
 //! export` byte for byte (arbitrary Unicode in every text; no U+0000 in
 //! column strings, which the store refuses by design).
+#![cfg(not(target_arch = "wasm32"))] // temp dirs, processes and proptest: native only (see wasm.rs)
 
 mod common;
 
