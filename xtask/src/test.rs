@@ -1,8 +1,9 @@
 //! `cargo xtask test`: every test, in three stages.
 //!
 //! 1. `native`: `cargo test --workspace`.
-//! 2. `wasm`: the pure crates' `wasm-bindgen-test`s, in headless Chromium
-//!    (a dedicated worker) through `wasm-bindgen-test-runner` + chromedriver.
+//! 2. `wasm`: the `wasm-bindgen-test`s of the pure crates and of the store
+//!    (SQLite on OPFS), in headless Chromium (a dedicated worker) through
+//!    `wasm-bindgen-test-runner` + chromedriver.
 //! 3. `e2e`: `trunk build --release`, serve `dist/` on a free 127.0.0.1 port,
 //!    then `node --test tests/e2e/` (playwright-core driving /usr/bin/chromium).
 //!
@@ -16,8 +17,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-/// Crates whose tests also run as wasm32 in the browser.
-const WASM_CRATES: &[&str] = &["model", "insights"];
+/// Crates whose tests also run as wasm32 in the browser (the store's on OPFS).
+const WASM_CRATES: &[&str] = &["model", "insights", "store"];
 
 /// Chromium flags for wasm-bindgen-test-runner's chromedriver session (it
 /// adds `headless`, `no-sandbox` and `disable-dev-shm-usage` itself).
