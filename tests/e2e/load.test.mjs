@@ -19,7 +19,7 @@ test('?model=URL reads the model in the worker and shows its census', async () =
     assert.equal(await status.getAttribute('data-entities'), '179');
     assert.equal(await status.getAttribute('data-edges'), '188');
     assert.match(
-      await status.innerText(),
+      await status.locator('p').first().innerText(),
       /^model\.jsonl: 16 files, 179 entities, 188 edges \(19 corpus types, 20 stub types, 3 modules\), read in \d+\.\d\d s$/,
     );
     assert.deepEqual(problems, []);

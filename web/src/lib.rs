@@ -1,11 +1,26 @@
 //! The browser side of codegraph insights.
 //!
-//! * [`protocol`]: the typed messages between page and Worker (pure, also
-//!   compiled and tested natively).
-//! * `app` (wasm32 only): the Leptos CSR page.
-//! * `worker` (wasm32 only): the dedicated Worker that holds all state.
+//! Pure (compiled and tested natively too):
+//! * [`protocol`]: the typed messages between page and Worker;
+//! * [`planning`]: settings → plan → the page's view and table of it;
+//! * [`progress`]: step events → the run's progress and report.
+//!
+//! Browser only (wasm32):
+//! * `app`: the Leptos CSR page (renders, never holds the model);
+//! * `worker`: the dedicated Worker that holds the model, sources, plan, run and store.
 
+pub mod planning;
+pub mod progress;
 pub mod protocol;
+
+#[cfg(test)]
+pub(crate) mod testing {
+    /// The upstream Java fixture.
+    pub fn fixture() -> model::Model {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/upstream-java/model.jsonl");
+        model::read_model(std::io::BufReader::new(std::fs::File::open(path).unwrap()), "model.jsonl").unwrap()
+    }
+}
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;

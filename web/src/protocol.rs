@@ -4,30 +4,66 @@
 //! `{"type": "...", ...}` objects. On wasm32 they cross `postMessage` as
 //! JS objects via `serde-wasm-bindgen` (see [`crate::wire`]); the same shape
 //! round-trips through JSON, which the native tests check.
+//!
+//! Messages stay small: the model, the plan's rows and the records live in
+//! the Worker; the page asks for one page of rows at a time. Files picked
+//! or dropped travel beside a message as JS objects (`file`, `files`), never
+//! through serde. A provider key travels once, page → Worker, in
+//! [`RunRequest`]; its `Debug` is redacted and it is never sent back.
 
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Page -> Worker.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
     /// Ask the worker to (re)announce itself with [`FromWorker::Ready`].
     Hello { protocol: u32 },
     /// Fetch a model.jsonl and read it, streaming; answered by
-    /// [`FromWorker::LoadProgress`]s, then [`FromWorker::ModelLoaded`] or
-    /// [`FromWorker::ModelFailed`].
+    /// [`FromWorker::LoadProgress`]es, then [`FromWorker::ModelLoaded`] (and
+    /// [`FromWorker::StoreOpened`]) or [`FromWorker::ModelFailed`].
     LoadModelUrl { url: String },
-    /// Plan a run over the loaded model as `codegraph-insights explain MODEL
-    /// --dry-run` does with no flags (default options, no source, no
-    /// records); answered by [`FromWorker::Planned`] or
-    /// [`FromWorker::PlanFailed`]. The plan is dropped once summarised.
-    PlanModel,
+    /// Read the `File` carried beside this message (key `file`) as a model.
+    LoadModelFile { name: String },
+    /// Fetch a source archive (zip, tar, tar.gz).
+    LoadSourceUrl { url: String },
+    /// Read the `File` carried beside this message as a source archive.
+    LoadSourceFile { name: String },
+    /// Read the `File`s carried beside this message (key `files`, each with
+    /// its `webkitRelativePath`) as a source folder.
+    LoadSourceFolder { name: String },
+    /// Plan with these settings against the store; answered by
+    /// [`FromWorker::Planned`] (then the page asks for rows) or
+    /// [`FromWorker::PlanFailed`].
+    Plan { settings: PlanSettings },
+    /// One page of the last plan's table.
+    PlanRows { query: RowQuery },
+    /// Run the plan for real (after the page's confirmation).
+    Run { request: RunRequest },
+    /// Hold new calls (calls in flight finish).
+    Pause,
+    /// Let calls go again after [`ToWorker::Pause`].
+    Resume,
+    /// Stop the run: calls in flight finish and are committed; nothing else is begun.
+    Stop,
+    /// The side-car of the store as it stands, as [`FromWorker::Sidecar`].
+    ExportSidecar,
+    /// Import the side-car `File` carried beside this message. With
+    /// `replace: false` a store holding records answers
+    /// [`FromWorker::ImportNeedsConfirm`] and changes nothing.
+    ImportSidecar { name: String, replace: bool },
+    /// The stores kept in this browser.
+    ListStores,
+    /// Delete a store (not the open one while a run is going).
+    DeleteStore { name: String },
+    /// A store's SQLite file, as [`FromWorker::StoreFile`].
+    ExportStore { name: String },
 }
 
 /// Worker -> Page.
@@ -39,44 +75,437 @@ pub enum FromWorker {
     Ready { version: String, protocol: u32 },
     /// Something the page sent could not be handled.
     Error { message: String },
-    /// Reading a model is under way: `bytes` of `total` (when known) read.
-    LoadProgress { bytes: u64, total: Option<u64> },
+    /// Reading an input is under way: `bytes` of `total` (when known) read.
+    LoadProgress { input: Input, bytes: u64, total: Option<u64> },
     /// A model was read and is held by the worker.
     ModelLoaded { summary: ModelSummary },
     /// A model could not be read; nothing of it is kept.
     ModelFailed { error: LoadError },
+    /// A source archive or folder was read and matched against the model.
+    SourceLoaded { summary: SourceSummary },
+    /// A source archive or folder could not be used; the model stays loaded.
+    SourceFailed { message: String },
+    /// The store of the loaded model was opened (or could not be written).
+    StoreOpened { store: StoreStatus },
     /// The loaded model was planned.
-    Planned { summary: PlanSummary },
-    /// The model could not be planned (none loaded, or the walk failed).
+    Planned { plan: PlanView },
+    /// The model could not be planned (none loaded, a bad setting, …).
     PlanFailed { message: String },
+    /// One page of the plan's table.
+    PlanRows { page: RowPage },
+    /// A run is under way (sent as units finish, at most every ~100 ms).
+    RunProgress { progress: RunProgress },
+    /// A run ended (finished, stopped, or refused by the provider).
+    RunFinished { report: RunReport },
+    /// A run could not start (no model, a store error, a missing key, …).
+    RunFailed { message: String },
+    /// The side-car, for the page to offer as a download.
+    Sidecar { file_name: String, text: String, records: u64 },
+    /// Importing would replace paid-for records: the page must ask first.
+    ImportNeedsConfirm { held: u64, incoming: u64, name: String },
+    /// A side-car was imported into the store.
+    Imported { records: u64, failures: u64 },
+    /// A side-car could not be imported; the store is unchanged.
+    ImportFailed { message: String },
+    /// The stores kept in this browser.
+    Stores { stores: Vec<StoreInfo> },
+    /// A store's SQLite file travels beside this message (key `bytes`).
+    StoreFile { name: String },
 }
 
-/// What the page shows about a dry-run plan (the figures of
-/// `explain --dry-run --json`'s totals, and what planning cost).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanSummary {
+/// Which input a [`FromWorker::LoadProgress`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Input {
+    Model,
+    Source,
+}
+
+/// The settings of a plan (the planning flags of `explain`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanSettings {
+    pub depth: u32,
+    pub max_lines: u32,
+    pub max_scc: u32,
+    /// Module or type ids (`java:com.acme.order`); empty: everything.
+    pub scope: Vec<String>,
+    pub max_calls: Option<u64>,
+    pub force: bool,
+    /// Re-run only the recorded failures and their direct dependents.
+    pub retry_failed: bool,
+    pub model: String,
+    /// Types and modules; `None`: the same as `model`.
+    pub rollup_model: Option<String>,
+}
+
+impl Default for PlanSettings {
+    fn default() -> Self {
+        let d = insights::plan::PlanOptions::default();
+        PlanSettings {
+            depth: d.depth,
+            max_lines: d.max_lines,
+            max_scc: d.max_scc,
+            scope: Vec::new(),
+            max_calls: None,
+            force: false,
+            retry_failed: false,
+            model: d.models.leaf,
+            rollup_model: None,
+        }
+    }
+}
+
+impl PlanSettings {
+    /// Checks what the CLI's flag parser checks; the message names the setting.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=2).contains(&self.depth) {
+            return Err(format!("depth must be 1 or 2, not {}", self.depth));
+        }
+        if self.max_lines == 0 {
+            return Err("max lines must be at least 1".into());
+        }
+        if self.max_scc == 0 {
+            return Err("max cycle size must be at least 1".into());
+        }
+        if self.max_calls == Some(0) {
+            return Err("max calls must be at least 1 (leave it empty for no cap)".into());
+        }
+        if self.model.trim().is_empty() {
+            return Err("the model name is empty".into());
+        }
+        Ok(())
+    }
+
+    /// The engine's options (scope resolved separately, against the corpus).
+    pub fn options(&self, scope: Option<insights::units::Scope>) -> insights::plan::PlanOptions {
+        let leaf = self.model.trim().to_owned();
+        let rollup = self.rollup_model.as_deref().map(str::trim).filter(|r| !r.is_empty()).unwrap_or(&leaf).to_owned();
+        insights::plan::PlanOptions {
+            models: insights::plan::Models { leaf, rollup },
+            depth: self.depth,
+            max_lines: self.max_lines,
+            max_scc: self.max_scc,
+            force: self.force,
+            max_calls: self.max_calls,
+            scope,
+        }
+    }
+}
+
+/// Figures of one level, layer or the whole plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Figures {
     pub units: u64,
-    pub layers: u64,
     pub calls: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
-    /// Wall time of building the corpus (facts, units, walk) and planning, in milliseconds.
+}
+
+/// What the page shows of a plan: totals, per level, per layer, per status.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanView {
+    pub settings: PlanSettings,
+    pub total: Figures,
+    pub layers: u64,
+    /// `operation`, `type`, `module`, in that order.
+    pub by_level: Vec<(String, Figures)>,
+    /// Index = layer.
+    pub by_layer: Vec<Figures>,
+    /// `llm`, `template`, `reuse`, `skip-scope`, `skip-budget`: units.
+    pub by_status: Vec<(String, u64)>,
+    /// Type-level and module-level cycles (units of two or more members).
+    pub cycles: u64,
+    /// The text of `explain --estimate`.
+    pub estimate_text: String,
+    /// Lines worth telling (source files not found, a scope, …).
+    pub notes: Vec<String>,
+    /// Wall time of building the corpus and planning, in milliseconds.
     pub millis: f64,
     /// Size of the worker's wasm memory after planning (also its peak so far).
     pub wasm_memory_bytes: u64,
 }
 
-impl PlanSummary {
+impl PlanView {
     /// The page's one-line description of a plan.
     pub fn describe(&self) -> String {
         format!(
             "plan: {} units in {} layers, {} calls, {} prompt + {} completion tokens (estimated), planned in {:.2} s",
-            self.units,
+            self.total.units,
             self.layers,
-            self.calls,
-            self.prompt_tokens,
-            self.completion_tokens,
+            self.total.calls,
+            self.total.prompt_tokens,
+            self.total.completion_tokens,
             self.millis / 1000.0
+        )
+    }
+
+    /// Units of a status.
+    pub fn status(&self, status: &str) -> u64 {
+        self.by_status.iter().find(|(s, _)| s == status).map_or(0, |(_, n)| *n)
+    }
+
+    /// The estimated cost in USD at these prices per million tokens.
+    pub fn cost(&self, prices: Option<Prices>) -> Option<f64> {
+        let p = prices?;
+        insights::estimate::cost(self.total.prompt_tokens, self.total.completion_tokens, p.input, p.output)
+    }
+}
+
+/// Prices per million tokens, in USD.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// Which rows of the plan's table to send.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowQuery {
+    pub offset: u64,
+    pub limit: u64,
+    /// `operation`, `type` or `module`; `None`: all.
+    pub level: Option<String>,
+    /// A step status (`llm`, `template`, …); `None`: all.
+    pub status: Option<String>,
+    /// Case-insensitive substring of the unit id; empty: all.
+    pub text: String,
+}
+
+/// One row of the plan's table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanRow {
+    /// Position in walk order (0-based).
+    pub step: u64,
+    pub layer: u32,
+    pub level: String,
+    pub unit: String,
+    /// Members of the unit's cycle (1 off-cycle).
+    pub members: u32,
+    pub status: String,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// One page of rows, with how many match the query in all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowPage {
+    pub query: RowQuery,
+    pub matching: u64,
+    pub rows: Vec<PlanRow>,
+}
+
+/// Who answers the prompts.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ProviderSettings {
+    /// The offline demo: canned answers, no network, not an LLM.
+    Demo,
+    OpenRouter {
+        key: String,
+    },
+    /// Cloudflare AI Gateway's OpenAI-compatible route.
+    CloudflareGateway {
+        token: String,
+        account: String,
+        gateway: String,
+    },
+    /// Any OpenAI-compatible base URL (a local server, a proxy); the key is optional.
+    OpenaiCompatible {
+        base_url: String,
+        key: String,
+    },
+}
+
+impl std::fmt::Debug for ProviderSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redact = |s: &str| if s.is_empty() { "<none>" } else { "<redacted>" };
+        match self {
+            ProviderSettings::Demo => write!(f, "Demo"),
+            ProviderSettings::OpenRouter { key } => write!(f, "OpenRouter {{ key: {} }}", redact(key)),
+            ProviderSettings::CloudflareGateway { token, account, gateway } => write!(
+                f,
+                "CloudflareGateway {{ token: {}, account: {account:?}, gateway: {gateway:?} }}",
+                redact(token)
+            ),
+            ProviderSettings::OpenaiCompatible { base_url, key } => {
+                write!(f, "OpenaiCompatible {{ base_url: {base_url:?}, key: {} }}", redact(key))
+            }
+        }
+    }
+}
+
+impl ProviderSettings {
+    /// The provider's name, as the side-car header records it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProviderSettings::Demo => "demo",
+            ProviderSettings::OpenRouter { .. } => "openrouter",
+            ProviderSettings::CloudflareGateway { .. } => "cloudflare",
+            ProviderSettings::OpenaiCompatible { .. } => "openai-compatible",
+        }
+    }
+
+    /// What is missing before this provider can be called, if anything.
+    pub fn missing(&self) -> Option<String> {
+        let empty = |s: &str| s.trim().is_empty();
+        match self {
+            ProviderSettings::Demo => None,
+            ProviderSettings::OpenRouter { key } if empty(key) => Some("an OpenRouter API key".into()),
+            ProviderSettings::CloudflareGateway { token, account, gateway } => {
+                let missing: Vec<&str> =
+                    [(token, "an API token"), (account, "an account id"), (gateway, "a gateway id")]
+                        .into_iter()
+                        .filter(|(v, _)| empty(v))
+                        .map(|(_, what)| what)
+                        .collect();
+                (!missing.is_empty()).then(|| format!("Cloudflare AI Gateway needs {}", missing.join(", ")))
+            }
+            ProviderSettings::OpenaiCompatible { base_url, .. }
+                if !(base_url.starts_with("http://") || base_url.starts_with("https://")) =>
+            {
+                Some("a base URL starting with http:// or https://".into())
+            }
+            _ => None,
+        }
+    }
+
+    /// The variables [`llm::resolve_provider`]-style resolution reads, from
+    /// these fields (a browser has no environment).
+    pub fn env(&self, name: &str) -> Option<String> {
+        let v = |s: &String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        match (self, name) {
+            (ProviderSettings::OpenRouter { key }, "OPENROUTER_API_KEY") => v(key),
+            (ProviderSettings::CloudflareGateway { token, .. }, "CLOUDFLARE_API_TOKEN") => v(token),
+            (ProviderSettings::CloudflareGateway { account, .. }, "CLOUDFLARE_ACCOUNT_ID") => v(account),
+            (ProviderSettings::CloudflareGateway { gateway, .. }, "CLOUDFLARE_AI_GATEWAY_ID") => v(gateway),
+            (ProviderSettings::OpenaiCompatible { key, .. }, "OPENAI_API_KEY") => v(key),
+            _ => None,
+        }
+    }
+}
+
+/// Everything a run needs beyond the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRequest {
+    pub settings: PlanSettings,
+    pub provider: ProviderSettings,
+    /// Calls in flight at once (≥ 1).
+    pub concurrency: u32,
+    /// Output cap per answer; `None`: the provider's default.
+    pub max_tokens: Option<u32>,
+    pub prices: Option<Prices>,
+}
+
+/// Counts of a run so far (or at its end).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunCounts {
+    /// Steps finished, of `total`.
+    pub done: u64,
+    pub total: u64,
+    /// Units explained by a model in this run.
+    pub llm: u64,
+    pub template: u64,
+    pub reused: u64,
+    pub failed: u64,
+    /// Skipped by scope or budget, not attempted after a refusal, or not begun after a stop.
+    pub skipped: u64,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// USD, when the provider reports it or prices were given.
+    pub cost: Option<f64>,
+}
+
+/// A run under way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunProgress {
+    pub counts: RunCounts,
+    /// Index = layer: (steps finished, steps).
+    pub layers: Vec<(u64, u64)>,
+    /// The newest finished steps, newest last (at most 8), as progress lines.
+    pub recent: Vec<String>,
+    /// Units whose calls are in flight.
+    pub in_flight: Vec<String>,
+    pub paused: bool,
+    pub stopping: bool,
+}
+
+/// A failure, as the page lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureView {
+    pub id: String,
+    pub level: String,
+    pub kind: String,
+    pub status: Option<u16>,
+    pub message: String,
+}
+
+/// Why a provider refused the run, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AbortView {
+    pub unit: String,
+    pub status: Option<u16>,
+    pub message: String,
+    pub advice: String,
+    pub not_attempted: u64,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub counts: RunCounts,
+    /// Records the store holds now.
+    pub records: u64,
+    pub failures: Vec<FailureView>,
+    pub aborted: Option<AbortView>,
+    pub stopped: bool,
+    /// Writes the store refused (those units are owed again).
+    pub store_errors: Vec<String>,
+    pub millis: f64,
+}
+
+/// The store of the loaded model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreStatus {
+    /// The store's name in this browser.
+    pub name: String,
+    pub records: u64,
+    pub failures: u64,
+    /// Runs that ended without finishing (a closed tab): their commits are kept.
+    pub interrupted: u64,
+    /// Why this tab cannot write (another tab holds the stores), if so.
+    pub read_only: Option<String>,
+}
+
+/// A store kept in this browser.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreInfo {
+    pub name: String,
+    pub bytes: u64,
+    /// The store of the loaded model.
+    pub current: bool,
+}
+
+/// What the page shows about a matched source archive or folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceSummary {
+    pub name: String,
+    /// Files in the archive or folder.
+    pub files: u64,
+    /// The model's files found in it, of `wanted`.
+    pub matched: u64,
+    pub wanted: u64,
+    /// The folder inside the archive the model's paths are relative to (`""`: its top).
+    pub root: String,
+}
+
+impl SourceSummary {
+    pub fn describe(&self) -> String {
+        let root = if self.root.is_empty() { "the top level".to_owned() } else { format!("{:?}", self.root) };
+        format!(
+            "{}: {} files, rooted at {root}: {} of the model's {} files found",
+            self.name, self.files, self.matched, self.wanted
         )
     }
 }
@@ -87,6 +516,7 @@ pub struct ModelSummary {
     /// The name the model was loaded under (file name or URL).
     pub name: String,
     pub lang: String,
+    pub root: String,
     pub bytes: u64,
     pub files: u64,
     pub entities: u64,
@@ -117,6 +547,26 @@ impl ModelSummary {
             self.millis / 1000.0
         )
     }
+
+    /// The summary of a model just read.
+    pub fn of(m: &model::Model, name: &str, bytes: u64, millis: f64, wasm_memory_bytes: u64) -> Self {
+        let c = model::Census::of(m);
+        ModelSummary {
+            name: name.to_owned(),
+            lang: m.lang().to_owned(),
+            root: m.header().root.clone(),
+            bytes,
+            files: c.files,
+            entities: c.entities,
+            edges: c.edges,
+            corpus_types: c.corpus_types,
+            stub_types: c.stub_types,
+            corpus_modules: c.corpus_modules,
+            findings: m.findings().total(),
+            millis,
+            wasm_memory_bytes,
+        }
+    }
 }
 
 /// Why a model could not be read: where, and which rule it broke.
@@ -137,125 +587,22 @@ impl From<&model::ModelError> for LoadError {
     }
 }
 
-impl ModelSummary {
-    /// The summary of a model just read.
-    pub fn of(m: &model::Model, name: &str, bytes: u64, millis: f64, wasm_memory_bytes: u64) -> Self {
-        let c = model::Census::of(m);
-        ModelSummary {
-            name: name.to_owned(),
-            lang: m.lang().to_owned(),
-            bytes,
-            files: c.files,
-            entities: c.entities,
-            edges: c.edges,
-            corpus_types: c.corpus_types,
-            stub_types: c.stub_types,
-            corpus_modules: c.corpus_modules,
-            findings: m.findings().total(),
-            millis,
-            wasm_memory_bytes,
-        }
-    }
-}
-
 impl FromWorker {
     pub fn ready() -> Self {
         FromWorker::Ready { version: APP_VERSION.to_string(), protocol: PROTOCOL_VERSION }
     }
 }
 
-/// What the worker answers to one message from the page (pure, so it is
-/// tested natively).
-pub fn handle(msg: ToWorker) -> FromWorker {
-    match msg {
-        ToWorker::Hello { protocol } if protocol == PROTOCOL_VERSION => FromWorker::ready(),
-        ToWorker::Hello { protocol } => FromWorker::Error {
+/// The answer to a [`ToWorker::Hello`] (pure, so it is tested natively).
+pub fn hello(protocol: u32) -> FromWorker {
+    if protocol == PROTOCOL_VERSION {
+        FromWorker::ready()
+    } else {
+        FromWorker::Error {
             message: format!("protocol mismatch: page speaks {protocol}, worker speaks {PROTOCOL_VERSION}"),
-        },
-        ToWorker::LoadModelUrl { .. } => {
-            FromWorker::Error { message: "loading is asynchronous and handled by the worker itself".into() }
-        }
-        ToWorker::PlanModel => {
-            FromWorker::PlanFailed { message: "planning needs the model, which only the worker holds".into() }
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages_have_a_type_tag() {
-        let json = serde_json::to_value(ToWorker::Hello { protocol: 1 }).unwrap();
-        assert_eq!(json, serde_json::json!({"type": "hello", "protocol": 1}));
-        let json = serde_json::to_value(FromWorker::ready()).unwrap();
-        assert_eq!(json["type"], "ready");
-        assert_eq!(json["version"], APP_VERSION);
-    }
-
-    #[test]
-    fn messages_round_trip() {
-        for msg in [FromWorker::ready(), FromWorker::Error { message: "x".into() }] {
-            let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
-            assert_eq!(back, msg);
-        }
-    }
-
-    #[test]
-    fn a_load_error_names_line_and_rule() {
-        let e = model::read_model(&b"{\"t\":\"f\",\"i\":0,\"path\":\"a\"}\n"[..], "m.jsonl").unwrap_err();
-        let le = LoadError::from(&e);
-        assert_eq!(le.line, 1);
-        assert_eq!(le.rule, "section-order");
-        assert_eq!(le.text, "m.jsonl:1: file is on line 1, but line 1 must be the header record");
-        let msg = FromWorker::ModelFailed { error: le };
-        let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
-        assert_eq!(back, msg);
-    }
-
-    #[test]
-    fn a_summary_describes_the_fixture() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/upstream-java/model.jsonl");
-        let m = model::read_model(std::io::BufReader::new(std::fs::File::open(path).unwrap()), "model.jsonl").unwrap();
-        let s = ModelSummary::of(&m, "model.jsonl", 1, 1500.0, 2 << 20);
-        assert_eq!(
-            s.describe(),
-            "model.jsonl: 16 files, 179 entities, 188 edges (19 corpus types, 20 stub types, 3 modules), read in 1.50 s"
-        );
-    }
-
-    #[test]
-    fn plan_messages_round_trip() {
-        let json = serde_json::to_value(ToWorker::PlanModel).unwrap();
-        assert_eq!(json, serde_json::json!({"type": "plan_model"}));
-        let back: ToWorker = serde_json::from_value(json).unwrap();
-        assert_eq!(back, ToWorker::PlanModel);
-        let summary = PlanSummary {
-            units: 77,
-            layers: 9,
-            calls: 68,
-            prompt_tokens: 40_000,
-            completion_tokens: 20_000,
-            millis: 1250.0,
-            wasm_memory_bytes: 3 << 20,
-        };
-        for msg in [FromWorker::Planned { summary: summary.clone() }, FromWorker::PlanFailed { message: "x".into() }] {
-            let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
-            assert_eq!(back, msg);
-        }
-        let json = serde_json::to_value(FromWorker::Planned { summary: summary.clone() }).unwrap();
-        assert_eq!(json["type"], "planned");
-        assert_eq!(json["summary"]["wasm_memory_bytes"], 3 << 20);
-        assert_eq!(
-            summary.describe(),
-            "plan: 77 units in 9 layers, 68 calls, 40000 prompt + 20000 completion tokens (estimated), planned in 1.25 s"
-        );
-    }
-
-    #[test]
-    fn hello_is_answered_with_ready_or_a_mismatch() {
-        assert_eq!(handle(ToWorker::Hello { protocol: PROTOCOL_VERSION }), FromWorker::ready());
-        assert!(matches!(handle(ToWorker::Hello { protocol: PROTOCOL_VERSION + 1 }), FromWorker::Error { .. }));
-    }
-}
+mod tests;

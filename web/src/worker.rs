@@ -1,68 +1,141 @@
-//! The dedicated Worker: owns all state; talks to the page only through
-//! [`crate::protocol`] messages.
+//! The dedicated Worker: owns all state (the model, the sources, the plan,
+//! the run and the store) and talks to the page only through
+//! [`crate::protocol`] messages. The pure parts of what it does are in
+//! [`crate::planning`] and [`crate::progress`]; this file is the wiring to
+//! the browser (fetch, files, OPFS, Web Locks, timers).
 
-use crate::protocol::{self, FromWorker, LoadError, ModelSummary, PlanSummary, ToWorker};
+use crate::planning::{self, PlanTable};
+use crate::progress::{prompt_unit, Progress};
+use crate::protocol::{
+    FromWorker, Input, LoadError, ModelSummary, PlanSettings, RowQuery, RunRequest, SourceSummary, StoreInfo,
+    StoreStatus, ToWorker,
+};
 use crate::wire;
-use std::cell::RefCell;
+use insights::complete::{Completer, Completion, CompletionError, CompletionRequest, LocalFuture};
+use insights::records::{NoRecords, RecordSource};
+use insights::run::{RunOptions, StepEvent};
+use insights::slice::SourceSlicer;
+use insights::units::Corpus;
+use sources::SourceReader;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStreamDefaultReader, Response};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStreamDefaultReader};
+
+/// The Web Lock that owns this browser's stores (the OPFS pool is one
+/// directory that only one worker of the origin can hold at a time).
+const STORE_LOCK: &str = "codegraph-insights/stores";
+
+/// Progress messages are sent at most this often (ms), and at the end.
+const PROGRESS_EVERY_MS: f64 = 100.0;
+
+/// The model the worker holds (the page never gets it, only summaries).
+struct Loaded {
+    model: Rc<model::Model>,
+    /// The name it was loaded under (a file name or URL).
+    name: String,
+}
+
+/// Source text for prompts.
+enum Source {
+    Archive(sources::Archive),
+    Folder(sources::MemorySources),
+}
+
+impl Source {
+    fn reader(&self) -> &dyn SourceReader {
+        match self {
+            Source::Archive(a) => a,
+            Source::Folder(f) => f,
+        }
+    }
+}
+
+/// The state of the worker (one thread: `RefCell`s, never held across an await).
+#[derive(Default)]
+struct State {
+    loaded: Option<Loaded>,
+    source: Option<(Rc<Source>, String)>,
+    /// The store of the loaded model, when this tab may write.
+    store: Option<Rc<store::Store>>,
+    store_name: Option<String>,
+    /// Why this tab cannot write, once known.
+    read_only: Option<String>,
+    pool: Option<store::opfs::OpfsPool>,
+    lock: Option<bool>,
+    table: PlanTable,
+    running: bool,
+}
 
 thread_local! {
-    /// The model the worker holds (the page never gets it, only summaries).
-    static MODEL: RefCell<Option<model::Model>> = const { RefCell::new(None) };
+    static STATE: RefCell<State> = RefCell::new(State::default());
+    /// Run controls, read by the run's completer and stop hook.
+    static PAUSED: Cell<bool> = const { Cell::new(false) };
+    static STOPPING: Cell<bool> = const { Cell::new(false) };
+    static IN_FLIGHT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
 }
 
 pub fn start() {
     console_error_panic_hook::set_once();
-    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-
-    let reply_scope = scope.clone();
-    let onmessage =
-        Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| match wire::from_js::<ToWorker>(ev.data()) {
-            Ok(ToWorker::LoadModelUrl { url }) => {
-                let scope = reply_scope.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let answer = match load_url(&scope, &url).await {
-                        Ok(summary) => FromWorker::ModelLoaded { summary },
-                        Err(error) => FromWorker::ModelFailed { error },
-                    };
-                    post(&scope, &answer);
-                });
-            }
-            Ok(ToWorker::PlanModel) => {
-                let answer = match plan_loaded() {
-                    Ok(summary) => FromWorker::Planned { summary },
-                    Err(message) => FromWorker::PlanFailed { message },
-                };
-                post(&reply_scope, &answer);
-            }
-            Ok(msg) => post(&reply_scope, &protocol::handle(msg)),
-            Err(e) => post(&reply_scope, &FromWorker::Error { message: format!("unreadable message: {e}") }),
-        });
-    scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let data = ev.data();
+        match wire::from_js::<ToWorker>(data.clone()) {
+            Ok(msg) => wasm_bindgen_futures::spawn_local(handle(msg, data)),
+            Err(e) => post(&FromWorker::Error { message: format!("unreadable message: {e}") }),
+        }
+    });
+    scope().set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
-
     // Messages the page sent while our wasm was still loading had no
     // listener and are gone, so announce ourselves now.
-    post(&scope, &FromWorker::ready());
+    post(&FromWorker::ready());
 }
 
-fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
-    let sent = wire::to_js(msg).and_then(|v| scope.post_message(&v).map_err(|e| format!("{e:?}")));
+fn post(msg: &FromWorker) {
+    post_with(msg, None);
+}
+
+/// Posts `msg`, with `extra` set on it as `(key, value)` (bytes, files).
+fn post_with(msg: &FromWorker, extra: Option<(&str, JsValue)>) {
+    let sent = wire::to_js(msg).and_then(|v| {
+        if let Some((k, x)) = &extra {
+            js_sys::Reflect::set(&v, &JsValue::from_str(k), x).map_err(|e| js_text(&e))?;
+        }
+        scope().post_message(&v).map_err(|e| js_text(&e))
+    });
     if let Err(e) = sent {
-        web_sys::console::error_1(&format!("worker: cannot post {msg:?}: {e}").into());
+        web_sys::console::error_1(&format!("worker: cannot post a {} message: {e}", kind_of(msg)).into());
     }
 }
 
-fn fetch_error(url: &str, what: impl std::fmt::Display) -> LoadError {
-    LoadError { line: 0, rule: "fetch".into(), text: format!("{url}: {what}") }
+fn kind_of(msg: &FromWorker) -> String {
+    wire::to_js(msg)
+        .ok()
+        .and_then(|v| js_sys::Reflect::get(&v, &"type".into()).ok())
+        .and_then(|t| t.as_string())
+        .unwrap_or_default()
 }
 
 fn js_text(v: &JsValue) -> String {
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
     v.as_string()
         .or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()))
         .unwrap_or_else(|| format!("{v:?}"))
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+fn now_iso() -> String {
+    String::from(js_sys::Date::new_0().to_iso_string())
 }
 
 /// Bytes of the worker's wasm memory (it only grows, so this is the peak).
@@ -71,81 +144,721 @@ fn wasm_memory_bytes() -> u64 {
     memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64
 }
 
-/// Fetches `url` and reads it as a model, chunk by chunk as the bytes arrive,
-/// posting progress about every 1% (or 4 MiB when the size is unknown).
-async fn load_url(scope: &DedicatedWorkerGlobalScope, url: &str) -> Result<ModelSummary, LoadError> {
-    let started = js_sys::Date::now();
-    MODEL.with(|m| m.borrow_mut().take());
-    let response: Response =
-        JsFuture::from(scope.fetch_with_str(url)).await.map_err(|e| fetch_error(url, js_text(&e)))?.unchecked_into();
-    if !response.ok() {
-        return Err(fetch_error(url, format!("HTTP {} {}", response.status(), response.status_text())));
+/// A JS value carried beside the message (`file`, `files`).
+fn attached(data: &JsValue, key: &str) -> Option<JsValue> {
+    js_sys::Reflect::get(data, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+async fn handle(msg: ToWorker, data: JsValue) {
+    match msg {
+        ToWorker::Hello { protocol } => post(&crate::protocol::hello(protocol)),
+        ToWorker::LoadModelUrl { url } => {
+            let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(&url).to_owned();
+            let started = now_ms();
+            let answer = match fetch_stream(&url).await {
+                Ok((reader, total)) => read_model(reader, total, &name, started).await,
+                Err(e) => Err(LoadError { line: 0, rule: "fetch".into(), text: format!("{url}: {e}") }),
+            };
+            model_read(answer).await;
+        }
+        ToWorker::LoadModelFile { name } => {
+            let started = now_ms();
+            let answer = match attached(&data, "file").map(|f| f.unchecked_into::<web_sys::File>()) {
+                Some(file) => {
+                    let total = Some(file.size() as u64);
+                    let stream = file.stream();
+                    read_model(stream.get_reader().unchecked_into(), total, &name, started).await
+                }
+                None => Err(LoadError { line: 0, rule: "file".into(), text: format!("{name}: no file was given") }),
+            };
+            model_read(answer).await;
+        }
+        ToWorker::LoadSourceUrl { url } => {
+            let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(&url).to_owned();
+            let bytes = fetch_bytes(&url).await.map_err(|e| format!("{url}: {e}"));
+            source_read(bytes.and_then(|b| parse_archive(&name, &b)), name);
+        }
+        ToWorker::LoadSourceFile { name } => {
+            let bytes = match attached(&data, "file") {
+                Some(f) => file_bytes(&f.unchecked_into()).await.map_err(|e| format!("{name}: {e}")),
+                None => Err(format!("{name}: no file was given")),
+            };
+            source_read(bytes.and_then(|b| parse_archive(&name, &b)), name);
+        }
+        ToWorker::LoadSourceFolder { name } => {
+            let folder = match attached(&data, "files") {
+                Some(files) => read_folder(&files).await,
+                None => Err(format!("{name}: no files were given")),
+            };
+            source_read(folder, name);
+        }
+        ToWorker::Plan { settings } => match plan(&settings) {
+            Ok(()) => {}
+            Err(message) => post(&FromWorker::PlanFailed { message }),
+        },
+        ToWorker::PlanRows { query } => rows(&query),
+        ToWorker::Run { request } => {
+            if let Err(message) = run(request).await {
+                post(&FromWorker::RunFailed { message });
+            }
+        }
+        ToWorker::Pause => PAUSED.with(|p| p.set(true)),
+        ToWorker::Resume => PAUSED.with(|p| p.set(false)),
+        ToWorker::Stop => {
+            STOPPING.with(|s| s.set(true));
+            PAUSED.with(|p| p.set(false));
+        }
+        ToWorker::ExportSidecar => export_sidecar(),
+        ToWorker::ImportSidecar { name, replace } => import_sidecar(&data, &name, replace).await,
+        ToWorker::ListStores => list_stores(),
+        ToWorker::DeleteStore { name } => {
+            if let Err(message) = delete_store(&name).await {
+                post(&FromWorker::Error { message });
+            }
+        }
+        ToWorker::ExportStore { name } => {
+            if let Err(message) = export_store(&name).await {
+                post(&FromWorker::Error { message });
+            }
+        }
     }
+}
+
+// ---------------------------------------------------------------- reading
+
+async fn fetch_response(url: &str) -> Result<web_sys::Response, String> {
+    let response: web_sys::Response =
+        JsFuture::from(scope().fetch_with_str(url)).await.map_err(|e| js_text(&e))?.unchecked_into();
+    if !response.ok() {
+        return Err(format!("HTTP {} {}", response.status(), response.status_text()));
+    }
+    Ok(response)
+}
+
+async fn fetch_stream(url: &str) -> Result<(ReadableStreamDefaultReader, Option<u64>), String> {
+    let response = fetch_response(url).await?;
     let total = response.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<u64>().ok());
-    let body = response.body().ok_or_else(|| fetch_error(url, "the response has no body"))?;
-    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(url).to_owned();
-    let mut model_reader = model::ModelReader::new(&name);
+    let body = response.body().ok_or("the response has no body")?;
+    Ok((body.get_reader().unchecked_into(), total))
+}
+
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let response = fetch_response(url).await?;
+    let buffer = JsFuture::from(response.array_buffer().map_err(|e| js_text(&e))?).await.map_err(|e| js_text(&e))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| js_text(&e))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Reads a model from a byte stream, chunk by chunk as the bytes arrive,
+/// posting progress about every 1% (or 4 MiB when the size is unknown).
+async fn read_model(
+    reader: ReadableStreamDefaultReader,
+    total: Option<u64>,
+    name: &str,
+    started: f64,
+) -> Result<(model::Model, ModelSummary), LoadError> {
+    let io = |e: JsValue| LoadError { line: 0, rule: "read".into(), text: format!("{name}: {}", js_text(&e)) };
+    let mut model_reader = model::ModelReader::new(name);
     let step = total.map_or(4 << 20, |t| (t / 100).max(1 << 20));
-    let mut next_report = 0u64;
-    let mut bytes = 0u64;
+    let (mut bytes, mut next_report) = (0u64, 0u64);
     let mut buf = Vec::new();
     loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(|e| fetch_error(url, js_text(&e)))?;
+        let chunk = JsFuture::from(reader.read()).await.map_err(io)?;
         let done = js_sys::Reflect::get(&chunk, &"done".into()).map(|d| d.is_truthy()).unwrap_or(true);
         if done {
             break;
         }
-        let value: js_sys::Uint8Array =
-            js_sys::Reflect::get(&chunk, &"value".into()).map_err(|e| fetch_error(url, js_text(&e)))?.unchecked_into();
+        let value: js_sys::Uint8Array = js_sys::Reflect::get(&chunk, &"value".into()).map_err(io)?.unchecked_into();
         buf.resize(value.length() as usize, 0);
         value.copy_to(&mut buf);
         bytes += buf.len() as u64;
         model_reader.push_chunk(&buf).map_err(|e| LoadError::from(&e))?;
         if bytes >= next_report {
-            post(scope, &FromWorker::LoadProgress { bytes, total });
+            post(&FromWorker::LoadProgress { input: Input::Model, bytes, total });
             next_report = bytes + step;
         }
     }
     drop(buf);
     let model = model_reader.finish().map_err(|e| LoadError::from(&e))?;
-    let millis = js_sys::Date::now() - started;
-    let summary = ModelSummary::of(&model, &name, bytes, millis, wasm_memory_bytes());
-    MODEL.with(|m| *m.borrow_mut() = Some(model));
-    Ok(summary)
+    let summary = ModelSummary::of(&model, name, bytes, now_ms() - started, wasm_memory_bytes());
+    Ok((model, summary))
 }
 
-/// Plans the loaded model exactly as `codegraph-insights explain MODEL
-/// --dry-run` does with no flags: all entities, no framework, default plan
-/// options, no source and no records. Corpus and plan are dropped here.
-fn plan_loaded() -> Result<PlanSummary, String> {
-    use insights::plan::{plan_run, PlanOptions};
-    use insights::records::NoRecords;
-    use insights::slice::SourceSlicer;
-    use insights::units::Corpus;
+/// A model was read (or not): keep it, say so, match the sources, open its store.
+async fn model_read(answer: Result<(model::Model, ModelSummary), LoadError>) {
+    let (model, summary) = match answer {
+        Ok(x) => x,
+        Err(error) => {
+            STATE.with(|s| {
+                let mut s = s.borrow_mut();
+                s.loaded = None;
+                s.table = PlanTable::default();
+            });
+            post(&FromWorker::ModelFailed { error });
+            return;
+        }
+    };
+    let store_name = store::store_name_for(&model.header().root, &summary.name);
+    let previous = STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.loaded = Some(Loaded { model: Rc::new(model), name: summary.name.clone() });
+        s.table = PlanTable::default();
+        s.source.clone()
+    });
+    post(&FromWorker::ModelLoaded { summary });
+    if let Some((source, name)) = previous {
+        announce_source(source, name);
+    }
+    open_store(&store_name).await;
+}
 
-    let started = js_sys::Date::now();
-    MODEL.with(|m| {
-        let m = m.borrow();
-        let model = m.as_ref().ok_or("no model is loaded: load one with ?model=URL first")?;
-        let view = analyzer::view::View::from_flags(false, false);
-        let corpus = Corpus::build(model, view, None).map_err(|e| e.to_string())?;
-        let options = PlanOptions::default();
-        let source = sources::MemorySources::default();
-        let slicer = SourceSlicer::new(&source, options.max_lines);
-        let plan = plan_run(&corpus, &slicer, &NoRecords, &options);
-        let total = plan.estimates.total;
-        let summary = PlanSummary {
-            units: corpus.walk.units.len() as u64,
-            layers: corpus.walk.layers.len() as u64,
-            calls: total.calls,
-            prompt_tokens: total.prompt_tokens,
-            completion_tokens: total.completion_tokens,
-            millis: js_sys::Date::now() - started,
-            wasm_memory_bytes: wasm_memory_bytes(),
-        };
-        drop(plan);
-        drop(corpus);
-        Ok(summary)
+fn parse_archive(name: &str, bytes: &[u8]) -> Result<Source, String> {
+    post(&FromWorker::LoadProgress {
+        input: Input::Source,
+        bytes: bytes.len() as u64,
+        total: Some(bytes.len() as u64),
+    });
+    sources::Archive::parse(name, bytes).map(Source::Archive).map_err(|e| e.to_string())
+}
+
+/// A folder picked with the directory picker: every file under its
+/// `webkitRelativePath`, without the picked folder's own name.
+async fn read_folder(files: &JsValue) -> Result<Source, String> {
+    let files = js_sys::Array::from(files);
+    let mut folder = sources::MemorySources::new();
+    let (total, mut read) = (files.length(), 0u64);
+    for f in files.iter() {
+        let file: web_sys::File = f.unchecked_into();
+        let rel = js_sys::Reflect::get(&file, &"webkitRelativePath".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| file.name());
+        let path = rel.split_once('/').map_or(rel.as_str(), |(_, rest)| rest).to_owned();
+        let bytes = file_bytes(&file).await?;
+        read += bytes.len() as u64;
+        // Binary and unreadable files are skipped, as an archive skips them.
+        let _ = folder.insert_bytes(&path, &bytes);
+        if folder.len().is_multiple_of(200) {
+            post(&FromWorker::LoadProgress { input: Input::Source, bytes: read, total: None });
+        }
+    }
+    if total == 0 {
+        return Err("the folder is empty".into());
+    }
+    Ok(Source::Folder(folder))
+}
+
+fn source_read(source: Result<Source, String>, name: String) {
+    match source {
+        Ok(source) => {
+            let source = Rc::new(source);
+            STATE.with(|s| s.borrow_mut().source = Some((source.clone(), name.clone())));
+            announce_source(source, name);
+        }
+        Err(message) => post(&FromWorker::SourceFailed { message }),
+    }
+}
+
+/// Matches the sources against the loaded model (if any) and tells the page.
+fn announce_source(source: Rc<Source>, name: String) {
+    let model = STATE.with(|s| s.borrow().loaded.as_ref().map(|l| l.model.clone()));
+    let Some(model) = model else {
+        // Matched when a model arrives.
+        return;
+    };
+    let paths: Vec<&str> = model.files().iter().map(String::as_str).collect();
+    let summary = match &*source {
+        Source::Archive(a) => {
+            // Locate the root without mutating the shared archive: re-root a copy's view.
+            let m = a.locate_root(&paths);
+            if m.matched > 0 {
+                let mut owned = a.clone();
+                let _ = owned.set_root(&m.prefix);
+                STATE.with(|s| s.borrow_mut().source = Some((Rc::new(Source::Archive(owned)), name.clone())));
+            }
+            SourceSummary {
+                name: name.clone(),
+                files: a.len() as u64,
+                matched: m.matched as u64,
+                wanted: m.total as u64,
+                root: m.prefix,
+            }
+        }
+        Source::Folder(f) => {
+            let matched = paths.iter().filter(|p| !matches!(f.read(p), sources::SourceFile::Missing)).count();
+            SourceSummary {
+                name: name.clone(),
+                files: f.len() as u64,
+                matched: matched as u64,
+                wanted: paths.len() as u64,
+                root: String::new(),
+            }
+        }
+    };
+    if summary.matched == 0 && summary.wanted > 0 {
+        post(&FromWorker::SourceFailed {
+            message: format!(
+                "{name}: none of the model's {} files is in it; the archive must hold the sources the model was extracted from",
+                summary.wanted
+            ),
+        });
+        STATE.with(|s| s.borrow_mut().source = None);
+        return;
+    }
+    post(&FromWorker::SourceLoaded { summary });
+}
+
+// ---------------------------------------------------------------- the store
+
+/// Takes the stores' Web Lock without waiting: `false` when another tab holds it.
+async fn take_store_lock() -> bool {
+    let global = js_sys::global();
+    let locks = js_sys::Reflect::get(&global, &"navigator".into())
+        .and_then(|n| js_sys::Reflect::get(&n, &"locks".into()))
+        .ok()
+        .filter(|l| !l.is_undefined());
+    let Some(locks) = locks else {
+        // No Web Locks (an old browser): the OPFS pool refuses a second holder anyway.
+        return true;
+    };
+    let (tx, rx) = futures::channel::oneshot::channel::<bool>();
+    let granted = Closure::once(move |lock: JsValue| -> JsValue {
+        let got = !lock.is_null();
+        let _ = tx.send(got);
+        if got {
+            // Held for the worker's whole life.
+            js_sys::Promise::new(&mut |_, _| {}).into()
+        } else {
+            JsValue::UNDEFINED
+        }
+    });
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE);
+    let request =
+        js_sys::Reflect::get(&locks, &"request".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let Some(request) = request else { return true };
+    if request.call3(&locks, &STORE_LOCK.into(), &options, granted.as_ref()).is_err() {
+        return true;
+    }
+    granted.forget();
+    rx.await.unwrap_or(false)
+}
+
+async fn pool() -> Result<store::opfs::OpfsPool, String> {
+    if let Some(p) = STATE.with(|s| s.borrow().pool.clone()) {
+        return Ok(p);
+    }
+    let p = store::opfs::install().await.map_err(|e| e.to_string())?;
+    STATE.with(|s| s.borrow_mut().pool = Some(p.clone()));
+    Ok(p)
+}
+
+const READ_ONLY: &str = "another tab of this page holds this browser's insights stores, so this tab is read-only: it can load and plan, but not run, import or delete. Close the other tab and reload to write here.";
+
+/// Opens the store of the loaded model (after the stores' lock), closing runs
+/// a closed tab left open, and tells the page.
+async fn open_store(name: &str) {
+    let busy = STATE.with(|s| s.borrow().running);
+    if busy {
+        return;
+    }
+    // Close the previous model's store first: one connection per file.
+    let previous = STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.store_name = Some(name.to_owned());
+        s.store.take()
+    });
+    if let Some(prev) = previous.and_then(|p| Rc::try_unwrap(p).ok()) {
+        let _ = prev.close();
+    }
+    let lock = match STATE.with(|s| s.borrow().lock) {
+        Some(l) => l,
+        None => {
+            let l = take_store_lock().await;
+            STATE.with(|s| s.borrow_mut().lock = Some(l));
+            l
+        }
+    };
+    let status = if !lock {
+        STATE.with(|s| s.borrow_mut().read_only = Some(READ_ONLY.into()));
+        StoreStatus {
+            name: name.to_owned(),
+            records: 0,
+            failures: 0,
+            interrupted: 0,
+            read_only: Some(READ_ONLY.into()),
+        }
+    } else {
+        match open_writer(name).await {
+            Ok((store, interrupted)) => {
+                let records = store.count().unwrap_or(0);
+                let failures = store.failures().map(|f| f.len() as u64).unwrap_or(0);
+                STATE.with(|s| s.borrow_mut().store = Some(Rc::new(store)));
+                StoreStatus { name: name.to_owned(), records, failures, interrupted, read_only: None }
+            }
+            Err(e) => {
+                let why = format!("the store {name} cannot be opened, so nothing can be written: {e}");
+                STATE.with(|s| s.borrow_mut().read_only = Some(why.clone()));
+                StoreStatus { name: name.to_owned(), records: 0, failures: 0, interrupted: 0, read_only: Some(why) }
+            }
+        }
+    };
+    post(&FromWorker::StoreOpened { store: status });
+}
+
+async fn open_writer(name: &str) -> Result<(store::Store, u64), String> {
+    let pool = pool().await?;
+    let store = pool.open_writer(name).await.map_err(|e| e.to_string())?;
+    // We hold the lock: any run still open was left by a closed tab.
+    let closed = store.close_open_runs("interrupted").map_err(|e| e.to_string())?;
+    Ok((store, closed.len() as u64))
+}
+
+fn current_store() -> Result<Rc<store::Store>, String> {
+    STATE.with(|s| {
+        let s = s.borrow();
+        s.store.clone().ok_or_else(|| {
+            s.read_only.clone().unwrap_or_else(|| "no model is loaded, so there is no store yet".to_owned())
+        })
     })
+}
+
+fn store_status(store: &store::Store) -> StoreStatus {
+    StoreStatus {
+        name: STATE.with(|s| s.borrow().store_name.clone()).unwrap_or_default(),
+        records: store.count().unwrap_or(0),
+        failures: store.failures().map(|f| f.len() as u64).unwrap_or(0),
+        interrupted: 0,
+        read_only: None,
+    }
+}
+
+fn sidecar_name() -> String {
+    let name = STATE.with(|s| s.borrow().loaded.as_ref().map(|l| l.name.clone())).unwrap_or_else(|| "model".into());
+    let stem = name.split(['?', '#']).next().unwrap_or_default();
+    let stem = stem.strip_suffix(".jsonl").unwrap_or(stem);
+    format!("{}.insights.jsonl", if stem.is_empty() { "model" } else { stem })
+}
+
+fn export_sidecar() {
+    let answer = current_store().and_then(|store| {
+        let bytes = store.export_to(Vec::new()).map_err(|e| e.to_string())?;
+        let records = store.count().map_err(|e| e.to_string())?;
+        let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+        let file_name = sidecar_name();
+        let stamp = store::ExportStamp { path: file_name.clone(), size: text.len() as u64, mtime_ms: now_ms() };
+        store.mark_exported(&stamp).map_err(|e| e.to_string())?;
+        Ok(FromWorker::Sidecar { file_name, text, records })
+    });
+    post(
+        &answer
+            .unwrap_or_else(|message| FromWorker::Error { message: format!("cannot export the side-car: {message}") }),
+    );
+}
+
+async fn import_sidecar(data: &JsValue, name: &str, replace: bool) {
+    let answer = async {
+        if STATE.with(|s| s.borrow().running) {
+            return Err("a run is going: import after it ends".to_owned());
+        }
+        let store = current_store()?;
+        let file: web_sys::File = attached(data, "file").ok_or("no file was given")?.unchecked_into();
+        let text = JsFuture::from(file.text()).await.map_err(|e| js_text(&e))?.as_string().unwrap_or_default();
+        let sc = insights::sidecar::decode(name, &text).map_err(|e| e.to_string())?;
+        let held = store.count().map_err(|e| e.to_string())?;
+        if held > 0 && !replace {
+            return Ok(FromWorker::ImportNeedsConfirm {
+                held,
+                incoming: sc.records.len() as u64,
+                name: name.to_owned(),
+            });
+        }
+        store.import(&sc).map_err(|e| e.to_string())?;
+        post(&FromWorker::StoreOpened { store: store_status(&store) });
+        Ok(FromWorker::Imported { records: sc.records.len() as u64, failures: sc.failures.len() as u64 })
+    }
+    .await;
+    post(&answer.unwrap_or_else(|message| FromWorker::ImportFailed { message: format!("{name}: {message}") }));
+}
+
+fn list_stores() {
+    let answer = STATE.with(|s| {
+        let s = s.borrow();
+        let pool = s.pool.clone().ok_or_else(|| s.read_only.clone().unwrap_or("no store is open yet".into()))?;
+        let current = s.store_name.clone().unwrap_or_default();
+        let open_size = s.store.as_ref().map(|st| {
+            st.connection()
+                .query_row("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .unwrap_or(0) as u64
+        });
+        let list = pool.list().map_err(|e| e.to_string())?;
+        Ok::<_, String>(
+            list.into_iter()
+                .map(|st| StoreInfo {
+                    current: st.name == current,
+                    bytes: st.size.or(if st.name == current { open_size } else { None }).unwrap_or(0),
+                    name: st.name,
+                })
+                .collect(),
+        )
+    });
+    match answer {
+        Ok(stores) => post(&FromWorker::Stores { stores }),
+        Err(message) => post(&FromWorker::Error { message: format!("cannot list the stores: {message}") }),
+    }
+}
+
+/// Closes the current store if it is `name` (to export or delete it);
+/// returns whether it was.
+fn close_if_current(name: &str) -> Result<bool, String> {
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.running {
+            return Err("a run is going: wait for it to end".into());
+        }
+        if s.store_name.as_deref() != Some(name) || s.store.is_none() {
+            return Ok(false);
+        }
+        let store = s.store.take().expect("checked");
+        match Rc::try_unwrap(store) {
+            Ok(st) => st.close().map_err(|e| e.to_string())?,
+            Err(rc) => {
+                s.store = Some(rc);
+                return Err("the store is in use".into());
+            }
+        }
+        Ok(true)
+    })
+}
+
+async fn delete_store(name: &str) -> Result<(), String> {
+    let pool = pool().await?;
+    let was_current = close_if_current(name)?;
+    pool.delete(name).map_err(|e| e.to_string())?;
+    if was_current {
+        open_store(name).await;
+    }
+    list_stores();
+    Ok(())
+}
+
+async fn export_store(name: &str) -> Result<(), String> {
+    let pool = pool().await?;
+    let was_current = close_if_current(name)?;
+    let bytes = pool.export(name);
+    if was_current {
+        open_store(name).await;
+    }
+    let bytes = bytes.map_err(|e| e.to_string())?;
+    let array = js_sys::Uint8Array::from(bytes.as_slice());
+    post_with(&FromWorker::StoreFile { name: name.to_owned() }, Some(("bytes", array.into())));
+    Ok(())
+}
+
+// ---------------------------------------------------------------- planning
+
+fn loaded() -> Result<(Rc<model::Model>, String), String> {
+    STATE.with(|s| {
+        s.borrow()
+            .loaded
+            .as_ref()
+            .map(|l| (l.model.clone(), l.name.clone()))
+            .ok_or_else(|| "no model is loaded: drop a model.jsonl or pick one first".to_owned())
+    })
+}
+
+fn source() -> Option<Rc<Source>> {
+    STATE.with(|s| s.borrow().source.as_ref().map(|(src, _)| src.clone()))
+}
+
+fn failed_members(store: Option<&store::Store>) -> Vec<String> {
+    store
+        .and_then(|st| st.failures().ok())
+        .map(|fs| fs.into_iter().flat_map(|f| f.members).collect())
+        .unwrap_or_default()
+}
+
+fn plan(settings: &PlanSettings) -> Result<(), String> {
+    if STATE.with(|s| s.borrow().running) {
+        return Err("a run is going: the plan is shown again when it ends".into());
+    }
+    let started = now_ms();
+    let (model, name) = loaded()?;
+    let corpus = Corpus::build(&model, analyzer::view::View::all(), None).map_err(|e| format!("{name}: {e}"))?;
+    let src = source();
+    let empty = sources::MemorySources::default();
+    let reader: &dyn SourceReader = src.as_deref().map_or(&empty, Source::reader);
+    let slicer = SourceSlicer::new(reader, settings.max_lines);
+    let store = STATE.with(|s| s.borrow().store.clone());
+    let book = store.as_deref().map(store::StoreBook::new).transpose().map_err(|e| e.to_string())?;
+    let records: &dyn RecordSource = match &book {
+        Some(b) => b,
+        None => &NoRecords,
+    };
+    let (options, plan) = planning::plan(&corpus, &slicer, records, settings, &failed_members(store.as_deref()))?;
+    let mut notes = Vec::new();
+    if src.is_none() {
+        notes.push("no source was given: units are planned from the model's facts only".to_owned());
+    }
+    let misses = slicer.miss_reasons();
+    if src.is_some() && !misses.is_empty() {
+        notes.push(format!(
+            "{} source file(s) could not be read, so their units are planned without source; first: {} ({:?})",
+            misses.len(),
+            misses[0].0,
+            misses[0].1
+        ));
+    }
+    let (mut view, table) = planning::view(&corpus, &plan, settings, &options, &name, notes);
+    drop(book);
+    view.millis = now_ms() - started;
+    view.wasm_memory_bytes = wasm_memory_bytes();
+    STATE.with(|s| s.borrow_mut().table = table);
+    post(&FromWorker::Planned { plan: view });
+    Ok(())
+}
+
+fn rows(query: &RowQuery) {
+    let page = STATE.with(|s| s.borrow().table.page(query));
+    post(&FromWorker::PlanRows { page });
+}
+
+// ---------------------------------------------------------------- running
+
+/// The run's completer: holds new calls while paused and tracks calls in flight.
+struct Controlled<'c> {
+    inner: &'c dyn Completer,
+}
+
+impl Completer for Controlled<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn complete(&self, req: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
+        Box::pin(async move {
+            while PAUSED.with(Cell::get) && !STOPPING.with(Cell::get) {
+                gloo_timers::future::TimeoutFuture::new(100).await;
+            }
+            let unit = prompt_unit(&req.user);
+            IN_FLIGHT.with(|f| f.borrow_mut().push(unit.clone()));
+            let answer = self.inner.complete(req).await;
+            IN_FLIGHT.with(|f| {
+                let mut f = f.borrow_mut();
+                if let Some(i) = f.iter().position(|u| *u == unit) {
+                    f.remove(i);
+                }
+            });
+            answer
+        })
+    }
+}
+
+fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, String> {
+    use crate::protocol::ProviderSettings as P;
+    if let Some(missing) = request.provider.missing() {
+        return Err(format!("the run needs {missing}"));
+    }
+    let choice = match &request.provider {
+        P::Demo => return Ok(Box::new(llm::demo::DemoCompleter)),
+        P::OpenRouter { .. } => llm::ProviderChoice::OpenRouter,
+        P::CloudflareGateway { .. } => llm::ProviderChoice::CloudflareGateway,
+        P::OpenaiCompatible { base_url, .. } => {
+            llm::ProviderChoice::OpenAiCompatible { base_url: base_url.trim().to_owned() }
+        }
+    };
+    let provider = request.provider.clone();
+    let (config, _reason) =
+        llm::resolve_provider(&choice, &move |name| provider.env(name)).map_err(|e| e.to_string())?;
+    Ok(Box::new(llm::client(config)))
+}
+
+async fn run(request: RunRequest) -> Result<(), String> {
+    let store = current_store()?;
+    let (model, name) = loaded()?;
+    if STATE.with(|s| std::mem::replace(&mut s.borrow_mut().running, true)) {
+        return Err("a run is already going".into());
+    }
+    PAUSED.with(|p| p.set(false));
+    STOPPING.with(|s| s.set(false));
+    IN_FLIGHT.with(|f| f.borrow_mut().clear());
+    let result = run_on(&request, &store, &model, &name).await;
+    STATE.with(|s| s.borrow_mut().running = false);
+    post(&FromWorker::StoreOpened { store: store_status(&store) });
+    result
+}
+
+async fn run_on(request: &RunRequest, store: &store::Store, model: &model::Model, name: &str) -> Result<(), String> {
+    let started = now_ms();
+    let completer = completer(request)?;
+    let corpus = Corpus::build(model, analyzer::view::View::all(), None).map_err(|e| format!("{name}: {e}"))?;
+    let src = source();
+    let empty = sources::MemorySources::default();
+    let reader: &dyn SourceReader = src.as_deref().map_or(&empty, Source::reader);
+    let settings = &request.settings;
+    let slicer = SourceSlicer::new(reader, settings.max_lines);
+    let previous: Vec<insights::record::FailureRecord> = store.failures().map_err(|e| e.to_string())?;
+    let failed: Vec<String> = previous.iter().flat_map(|f| f.members.iter().cloned()).collect();
+    let mut book = store::StoreBook::new(store).map_err(|e| e.to_string())?;
+    let (options, plan) = planning::plan(&corpus, &slicer, &book, settings, &failed)?;
+    let header = insights::session::header(&corpus, &options, Some(request.provider.name()), name);
+    let handle =
+        store.begin_run(&store::BeginRun { header, started_at: now_iso(), pid: None }).map_err(|e| e.to_string())?;
+    book.begin(handle);
+
+    let walk = &corpus.walk;
+    let progress = RefCell::new(Progress::new(plan.steps.iter().map(|s| walk.units[s.unit].layer), request.prices));
+    let last_post = Cell::new(0.0);
+    let snapshot = |p: &Progress| {
+        let in_flight = IN_FLIGHT.with(|f| f.borrow().clone());
+        p.snapshot(in_flight, PAUSED.with(Cell::get), STOPPING.with(Cell::get))
+    };
+    post(&FromWorker::RunProgress { progress: snapshot(&progress.borrow()) });
+    let on_step = |e: &StepEvent| {
+        let layer = walk.unit_index(&e.unit_id).map_or(0, |i| walk.units[i].layer);
+        let mut p = progress.borrow_mut();
+        p.step(e, layer);
+        // The unit is committed (the book's put returned) before this event.
+        let now = now_ms();
+        if now - last_post.get() >= PROGRESS_EVERY_MS || e.done == e.total {
+            last_post.set(now);
+            post(&FromWorker::RunProgress { progress: snapshot(&p) });
+        }
+    };
+    let key_of = |id: &str| insights::session::natural_key(&corpus, id);
+    let stop = || STOPPING.with(Cell::get);
+    let run_options = RunOptions {
+        concurrency: request.concurrency.max(1) as usize,
+        max_tokens: request.max_tokens,
+        previous_failures: previous.into_iter().map(|f| (f.id.clone(), f)).collect(),
+        key_of: &key_of,
+        on_step: &on_step,
+        stop: Some(&stop),
+    };
+    let controlled = Controlled { inner: completer.as_ref() };
+    let result = insights::run::run(&corpus, &plan, &options, &slicer, &mut book, &controlled, &run_options).await;
+    drop(book);
+    let records = store.count().map_err(|e| e.to_string())?;
+    let eof = insights::session::trailer(&result, records, now_iso());
+    store
+        .finish_run(
+            handle,
+            &store::FinishRun {
+                eof,
+                failures: result.failures.clone(),
+                calls: Some(result.counts.calls),
+                aborted: insights::session::aborted_text(&result),
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    let report = progress.borrow().report(&result, records, now_ms() - started);
+    post(&FromWorker::RunFinished { report });
+    Ok(())
 }

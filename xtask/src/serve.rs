@@ -31,7 +31,7 @@ pub fn run(args: Args) -> crate::Result {
     if args.static_only {
         trunk_build(args.release)?;
         let server = StaticServer::start(&root().join("dist"), args.port)?;
-        println!("serve: http://{}/ (Ctrl-C to stop)", server.addr());
+        println!("serve: http://{}/?demo (the bundled demo; Ctrl-C to stop)", server.addr());
         server.join();
         return Ok(());
     }
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> crate::Result {
     if args.release {
         cmd.arg("--release");
     }
-    println!("serve: http://127.0.0.1:{}/ (Ctrl-C to stop)", args.port);
+    println!("serve: http://127.0.0.1:{}/?demo (the bundled demo; Ctrl-C to stop)", args.port);
     run_cmd(&mut cmd)
 }
 

@@ -5,7 +5,9 @@
 //!    (SQLite on OPFS), in headless Chromium (a dedicated worker) through
 //!    `wasm-bindgen-test-runner` + chromedriver.
 //! 3. `e2e`: `trunk build --release`, serve `dist/` on a free 127.0.0.1 port,
-//!    then `node --test tests/e2e/` (playwright-core driving /usr/bin/chromium).
+//!    start the loopback mock providers (a slow one, one that answers 402 on
+//!    the third call), build the CLI (to compare side-cars with), then
+//!    `node --test tests/e2e/` (playwright-core driving /usr/bin/chromium).
 //!
 //! All selected stages run even when one fails; the exit code is non-zero
 //! if any failed, and the last line reads `N passed, M failed`.
@@ -16,6 +18,7 @@ use crate::setup::{self, cargo, e2e_dir, run_cmd, which, WASM_TARGET};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
+use testkit::{MockConfig, MockProvider};
 
 /// Crates whose tests also run as wasm32 in the browser (the store's on OPFS).
 const WASM_CRATES: &[&str] = &["model", "insights", "store"];
@@ -140,15 +143,25 @@ fn e2e() -> crate::Result {
     trunk_build(true)?;
     println!("e2e: trunk build --release took {:.1}s", built.elapsed().as_secs_f64());
 
+    run_cmd(cargo().current_dir(root()).args(["build", "-p", "cli"]))?;
+    let cli = target_dir().join("debug").join("codegraph-insights");
     let server = StaticServer::start(&root().join("dist"), 0)?;
     println!("e2e: serving dist/ at {}", server.url());
+    // Slow enough that a reload lands mid-run; and one whose account runs dry.
+    let slow = MockProvider::start(MockConfig::default().with("slow:120@*"));
+    let broke = MockProvider::start(MockConfig::default().with("402@3"));
     let result = run_cmd(
         Command::new("node")
             .current_dir(root())
-            .args(["--test", "--test-reporter=spec"])
+            .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
             .arg(e2e_dir())
-            .env("E2E_BASE_URL", server.url()),
+            .env("E2E_BASE_URL", server.url())
+            .env("E2E_MOCK_SLOW_URL", slow.url())
+            .env("E2E_MOCK_402_URL", broke.url())
+            .env("E2E_CLI", &cli),
     );
     drop(server);
+    slow.stop();
+    broke.stop();
     result
 }

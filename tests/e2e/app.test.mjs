@@ -1,0 +1,224 @@
+// The page as a user drives it: the demo end to end, a run against the
+// loopback mock provider with a reload mid-run, a fatal provider status, a
+// second tab, and the side-car compared byte for byte with the CLI's export.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ARTIFACTS, BASE_URL, launch } from './browser.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SLOW = process.env.E2E_MOCK_SLOW_URL;
+const BROKE = process.env.E2E_MOCK_402_URL;
+const CLI = process.env.E2E_CLI;
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** A page in `context` that records uncaught errors and console errors. */
+async function open(context, path) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
+  });
+  await page.goto(new URL(path, BASE_URL).href, { waitUntil: 'load' });
+  return { page, problems };
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+async function planned(page) {
+  const status = page.locator('#plan-status[data-state="planned"]');
+  await status.waitFor({ timeout: 60_000 });
+  return status;
+}
+
+/** After a complete run: a new plan needs no call, and every unit is reused or templated. */
+async function replanned(page, units) {
+  const status = page.locator('#plan-status[data-state="planned"][data-calls="0"]');
+  await status.waitFor({ timeout: 30_000 });
+  const reused = Number(await status.getAttribute('data-reused'));
+  const templated = Number(await status.getAttribute('data-templated'));
+  assert.equal(reused + templated, units, `reused ${reused} + templated ${templated}`);
+}
+
+async function chooseProvider(page, kind, baseUrl) {
+  await page.selectOption('#provider-kind', kind);
+  if (baseUrl) await page.fill('#provider-base-url', baseUrl);
+}
+
+async function runAndConfirm(page) {
+  await page.click('#run-button');
+  await page.locator('#confirm').waitFor();
+  await page.click('#confirm-run');
+}
+
+async function finished(page, timeout = 120_000) {
+  const status = page.locator('#run-status[data-state="finished"], #run-status[data-state="aborted"], #run-status[data-state="stopped"]');
+  await status.waitFor({ timeout });
+  return status;
+}
+
+test('the demo: load, plan, estimate, run offline, download the side-car that the CLI exports identically', async () => {
+  const context = await browser.newContext({ acceptDownloads: true });
+  const { page, problems } = await open(context, '?demo');
+  try {
+    await page.locator('#model-status[data-state="loaded"]').waitFor({ timeout: 30_000 });
+    const source = page.locator('#source-status[data-state="loaded"]');
+    await source.waitFor({ timeout: 30_000 });
+    assert.equal(await source.getAttribute('data-matched'), await source.getAttribute('data-wanted'));
+    const plan = await planned(page);
+    const units = Number(await plan.getAttribute('data-units'));
+    const calls = Number(await plan.getAttribute('data-calls'));
+    assert.ok(units > 20 && calls > 0, `units ${units}, calls ${calls}`);
+    assert.ok(Number(await plan.getAttribute('data-templated')) > 0, 'the demo has templated members');
+    // The table pages and filters in the worker.
+    assert.equal(await page.locator('#plan-table tbody tr').count(), Math.min(units, 50));
+    await page.selectOption('#filter-level', 'module');
+    await page.locator('#plan-table tbody tr[data-level="module"]').first().waitFor();
+    assert.ok((await page.locator('#plan-table tbody tr').count()) < Math.min(units, 50));
+    await shot(page, 'demo-plan');
+
+    // The estimate, with prices, and the confirmation repeating it.
+    await page.fill('#price-in', '1');
+    await page.fill('#price-out', '2');
+    assert.match(await page.locator('#estimate').innerText(), /free with the offline demo/);
+    await page.selectOption('#provider-kind', 'openrouter');
+    assert.match(await page.locator('#estimate').innerText(), /about \$\d+\.\d{4}/);
+    await page.selectOption('#provider-kind', 'demo');
+    await page.click('#run-button');
+    const confirm = page.locator('#confirm');
+    await confirm.waitFor();
+    assert.match(await confirm.innerText(), new RegExp(`${calls} call\\(s\\) to the offline demo`));
+    await shot(page, 'demo-confirm');
+    await page.click('#confirm-run');
+    const done = await finished(page);
+    assert.equal(await done.getAttribute('data-state'), 'finished');
+    assert.equal(await done.getAttribute('data-failed'), '0');
+    const records = Number(await done.getAttribute('data-records'));
+    assert.ok(records >= units, `records ${records} for ${units} units`);
+    await shot(page, 'demo-run-finished');
+
+    // Planning again: no call is left; what was asked is reused, templates are redone for free.
+    await page.click('#settings summary');
+    await page.click('#plan-button');
+    await replanned(page, units);
+
+    // Download the side-car and the store; the CLI's export of that store is the same bytes.
+    const [sidecar] = await Promise.all([page.waitForEvent('download'), page.click('#download-sidecar')]);
+    assert.equal(sidecar.suggestedFilename(), 'model.insights.jsonl');
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-sidecar-'));
+    const pagePath = join(dir, 'page.insights.jsonl');
+    await sidecar.saveAs(pagePath);
+    const text = readFileSync(pagePath, 'utf8');
+    assert.equal(text.trim().split('\n').length, records + 2, 'header, one line per record, trailer');
+    await page.locator('#stores tr.current').waitFor();
+    const [storeFile] = await Promise.all([page.waitForEvent('download'), page.click('#stores tr.current .export-store')]);
+    if (CLI) {
+      copyFileSync(join(ROOT, 'fixtures/demo/model.jsonl'), join(dir, 'model.jsonl'));
+      await storeFile.saveAs(join(dir, 'model.insights.db'));
+      execFileSync(CLI, ['explain', join(dir, 'model.jsonl'), '--export'], { stdio: 'pipe' });
+      assert.equal(readFileSync(join(dir, 'model.insights.jsonl'), 'utf8'), text, 'byte-identical to the CLI export');
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await shot(page, 'demo-final');
+    await context.close();
+  }
+});
+
+test('a run against the loopback provider survives a reload mid-run and resumes with nothing lost', { skip: !SLOW }, async () => {
+  const context = await browser.newContext();
+  const path = '?model=fixtures/upstream-java/model.jsonl&plan=1';
+  let { page } = await open(context, path);
+  try {
+    const plan = await planned(page);
+    assert.equal(await plan.getAttribute('data-units'), '77');
+    assert.equal(await plan.getAttribute('data-calls'), '68');
+    await chooseProvider(page, 'openai-compatible', SLOW);
+    await page.fill('#provider-key', 'sk-test-not-a-real-key');
+    await page.fill('#concurrency', '2');
+    await runAndConfirm(page);
+    await page.waitForFunction(() => Number(document.querySelector('#run-status')?.dataset.done ?? 0) >= 20, null, { timeout: 60_000 });
+    await shot(page, 'run-progress');
+    // The key is nowhere but in memory: not in the address, not in localStorage (no opt-in).
+    assert.ok(!page.url().includes('sk-test'));
+    const saved = await page.evaluate(() => JSON.stringify(Object.entries(localStorage)));
+    assert.ok(!saved.includes('sk-test'), saved);
+
+    await page.reload({ waitUntil: 'load' });
+    const store = page.locator('#store-status');
+    await store.waitFor({ timeout: 30_000 });
+    await page.waitForFunction(() => Number(document.querySelector('#store-status')?.dataset.records ?? 0) > 0);
+    assert.match(await store.innerText(), /ended when a tab closed/);
+    const kept = Number(await store.getAttribute('data-records'));
+    const again = await planned(page);
+    assert.ok(Number(await again.getAttribute('data-reused')) > 0, 'committed units are reused');
+    assert.ok(Number(await again.getAttribute('data-calls')) < 68);
+    await shot(page, 'resume-plan');
+
+    // The provider settings came back (not the key); type it again and continue.
+    assert.equal(await page.inputValue('#provider-base-url'), SLOW);
+    await page.fill('#provider-key', 'sk-test-not-a-real-key');
+    await runAndConfirm(page);
+    const done = await finished(page);
+    assert.equal(await done.getAttribute('data-state'), 'finished');
+    assert.equal(await done.getAttribute('data-failed'), '0');
+    assert.ok(Number(await done.getAttribute('data-records')) > kept);
+    await page.click('#settings summary');
+    await page.click('#plan-button');
+    await replanned(page, 77);
+    await shot(page, 'resume-finished');
+  } finally {
+    await context.close();
+  }
+});
+
+test('a fatal provider status stops the run and says what to fix', { skip: !BROKE }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, '?model=fixtures/upstream-java/model.jsonl&plan=1');
+  try {
+    await planned(page);
+    await chooseProvider(page, 'openai-compatible', BROKE);
+    await page.fill('#concurrency', '1');
+    await runAndConfirm(page);
+    const done = await finished(page);
+    assert.equal(await done.getAttribute('data-state'), 'aborted');
+    const aborted = page.locator('#run-aborted');
+    assert.match(await aborted.innerText(), /status 402/);
+    assert.match(await aborted.innerText(), /add credit/);
+    assert.equal(await done.getAttribute('data-calls'), '3');
+    await shot(page, 'run-aborted');
+  } finally {
+    await context.close();
+  }
+});
+
+test('a second tab on the same browser opens read-only and says why', async () => {
+  const context = await browser.newContext();
+  const path = '?model=fixtures/upstream-java/model.jsonl&plan=1';
+  const first = await open(context, path);
+  try {
+    await planned(first.page);
+    const second = await open(context, path);
+    const notice = second.page.locator('#read-only');
+    await notice.waitFor({ timeout: 30_000 });
+    assert.match(await notice.innerText(), /another tab/);
+    assert.ok(await second.page.locator('#run-button').isDisabled());
+    await shot(second.page, 'second-tab');
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,98 @@
+//! Keeping results: download the side-car, import one (asking before paid-for
+//! records are replaced), and the stores kept in this browser.
+
+use super::link::{send, send_with};
+use super::state::{mb, Load, Ui};
+use crate::protocol::ToWorker;
+use leptos::prelude::*;
+use std::cell::RefCell;
+
+thread_local! {
+    /// A side-car waiting for the user's confirmation to replace records.
+    static PENDING_IMPORT: RefCell<Option<web_sys::File>> = const { RefCell::new(None) };
+}
+
+/// Imports a side-car file (asks the Worker; it answers with a confirmation
+/// request when the store already holds records).
+pub fn import_file(file: web_sys::File) {
+    let name = file.name();
+    PENDING_IMPORT.with(|p| *p.borrow_mut() = Some(file.clone()));
+    send_with(&ToWorker::ImportSidecar { name, replace: false }, Some(("file", file.into())));
+}
+
+fn confirm_import(ui: Ui) {
+    ui.import_confirm.set(None);
+    if let Some(file) = PENDING_IMPORT.with(|p| p.borrow_mut().take()) {
+        send_with(&ToWorker::ImportSidecar { name: file.name(), replace: true }, Some(("file", file.into())));
+    }
+}
+
+fn cancel_import(ui: Ui) {
+    ui.import_confirm.set(None);
+    PENDING_IMPORT.with(|p| p.borrow_mut().take());
+    ui.notice.set(Some("nothing was imported".into()));
+}
+
+#[component]
+pub fn KeepPanel() -> impl IntoView {
+    let ui = expect_context::<Ui>();
+    let has_store = move || ui.store.get().is_some_and(|s| s.read_only.is_none());
+    let loaded = move || matches!(ui.load.get(), Load::Loaded(_));
+    let on_import = move |ev: web_sys::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|l| l.get(0)) {
+            import_file(file);
+        }
+        input.set_value("");
+    };
+    view! {
+        <section id="keep" class="panel">
+            <h2>"4. Keep"</h2>
+            <div class="form">
+                <button id="download-sidecar" disabled=move || !has_store() || ui.store.get().is_none_or(|s| s.records == 0)
+                    on:click=move |_| send(&ToWorker::ExportSidecar)>
+                    "Download the side-car (.insights.jsonl)"
+                </button>
+                <label class="picker">"Import a side-car "
+                    <input id="pick-sidecar" type="file" accept=".jsonl" disabled=move || !has_store() || !loaded() on:change=on_import />
+                </label>
+            </div>
+            {move || ui.import_confirm.get().map(|(held, incoming, name)| view! {
+                <div id="import-confirm" class="dialog" role="dialog" aria-modal="true">
+                    <p>{format!("The store holds {held} paid-for records. Replace them with the {incoming} records of {name}?")}</p>
+                    <button id="confirm-import" on:click=move |_| confirm_import(ui)>"Replace"</button>
+                    <button id="cancel-import" on:click=move |_| cancel_import(ui)>"Keep the store as it is"</button>
+                </div>
+            })}
+            {move || ui.notice.get().map(|n| view! {
+                <p id="notice" role="status">{n}<button class="dismiss" on:click=move |_| ui.notice.set(None)>"×"</button></p>
+            })}
+            <h3>"Stores in this browser"</h3>
+            <table id="stores" class="figures-table">
+                <thead><tr><th>"store"</th><th>"size"</th><th></th></tr></thead>
+                <tbody>
+                    {move || ui.stores.get().into_iter().map(|s| {
+                        let (export_name, delete_name) = (s.name.clone(), s.name.clone());
+                        let label = s.name.trim_start_matches('/').to_owned();
+                        let confirm_text = format!("Delete {label} and every record in it? Records not downloaded are lost.");
+                        view! {
+                            <tr data-name=s.name.clone() class:current=s.current>
+                                <td>{label}{s.current.then_some(" (this model)")}</td>
+                                <td>{mb(s.bytes)}</td>
+                                <td>
+                                    <button class="export-store" on:click=move |_| send(&ToWorker::ExportStore { name: export_name.clone() })>"Download"</button>
+                                    <button class="delete-store" disabled=move || ui.is_running() on:click=move |_| {
+                                        let ok = web_sys::window().and_then(|w| w.confirm_with_message(&confirm_text).ok()).unwrap_or(false);
+                                        if ok {
+                                            send(&ToWorker::DeleteStore { name: delete_name.clone() });
+                                        }
+                                    }>"Delete"</button>
+                                </td>
+                            </tr>
+                        }
+                    }).collect::<Vec<_>>()}
+                </tbody>
+            </table>
+        </section>
+    }
+}

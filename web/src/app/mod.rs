@@ -1,0 +1,47 @@
+//! The page: a Leptos CSR app that starts the dedicated Worker, sends it
+//! what the user does and shows what it says. It renders only: the model,
+//! the plan, the run and the store live in the Worker. Everything from the
+//! corpus or a model answer is rendered as text, never as HTML.
+//!
+//! * [`state`]: the page's signals and the messages that change them;
+//! * [`link`]: the Worker link (posting, files beside messages, downloads);
+//! * the panels, top to bottom: [`load`], [`plan`], [`run`], [`keep`].
+
+mod keep;
+mod link;
+mod load;
+mod plan;
+mod run;
+mod state;
+
+use leptos::prelude::*;
+use state::Ui;
+
+pub fn start() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(App);
+}
+
+#[component]
+fn App() -> impl IntoView {
+    let ui = Ui::new();
+    provide_context(ui);
+    if let Err(e) = link::spawn(ui) {
+        ui.status.set(format!("the worker failed to start: {e}"));
+    }
+    view! {
+        <main on:dragover=load::on_dragover on:drop=move |ev| load::on_drop(ui, ev)>
+            <header>
+                <h1>"codegraph insights"</h1>
+                <p class="lede">
+                    "Explain a codebase with an LLM, bottom-up, in your browser. Your model, source and key stay here; the only requests that leave go to the provider you choose."
+                </p>
+                <p id="worker-status" class="status" data-testid="worker-status">{move || ui.status.get()}</p>
+            </header>
+            <load::LoadPanel />
+            <plan::PlanPanel />
+            <run::RunPanel />
+            <keep::KeepPanel />
+        </main>
+    }
+}

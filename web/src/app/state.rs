@@ -1,0 +1,222 @@
+//! The page's state: one signal per thing shown, changed by the Worker's
+//! messages ([`Ui::apply`]) and by the user.
+
+use crate::protocol::{
+    FromWorker, LoadError, ModelSummary, PlanSettings, PlanView, RowPage, RowQuery, RunProgress, RunReport,
+    SourceSummary, StoreInfo, StoreStatus, ToWorker, PROTOCOL_VERSION,
+};
+use leptos::prelude::*;
+
+/// Rows per page of the plan's table.
+pub const PAGE: u64 = 50;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Load {
+    Idle,
+    Reading { bytes: u64, total: Option<u64> },
+    Loaded(ModelSummary),
+    Failed(LoadError),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    None,
+    Reading,
+    Loaded(SourceSummary),
+    Failed(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Planning {
+    Idle,
+    Running,
+    Planned(PlanView),
+    Failed(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Running {
+    Idle,
+    /// Asked for; nothing back yet.
+    Starting,
+    Going(RunProgress),
+    Finished(RunReport),
+    Failed(String),
+}
+
+/// The provider form (what the user typed; the key stays in memory unless
+/// "remember on this device" is ticked).
+#[derive(Clone, Copy)]
+pub struct ProviderForm {
+    pub kind: RwSignal<String>,
+    pub key: RwSignal<String>,
+    pub account: RwSignal<String>,
+    pub gateway: RwSignal<String>,
+    pub base_url: RwSignal<String>,
+    pub remember: RwSignal<bool>,
+    pub price_in: RwSignal<String>,
+    pub price_out: RwSignal<String>,
+    pub concurrency: RwSignal<String>,
+    pub max_tokens: RwSignal<String>,
+}
+
+/// Every signal of the page (all `Copy`).
+#[derive(Clone, Copy)]
+pub struct Ui {
+    pub status: RwSignal<String>,
+    pub ready: RwSignal<bool>,
+    pub load: RwSignal<Load>,
+    pub source: RwSignal<Source>,
+    pub store: RwSignal<Option<StoreStatus>>,
+    pub settings: RwSignal<PlanSettings>,
+    pub planning: RwSignal<Planning>,
+    pub query: RwSignal<RowQuery>,
+    pub rows: RwSignal<Option<RowPage>>,
+    pub provider: ProviderForm,
+    pub confirm: RwSignal<bool>,
+    pub running: RwSignal<Running>,
+    pub import_confirm: RwSignal<Option<(u64, u64, String)>>,
+    pub notice: RwSignal<Option<String>>,
+    pub stores: RwSignal<Vec<StoreInfo>>,
+    /// `?plan=1` or the demo: plan as soon as the store is open.
+    pub auto_plan: RwSignal<bool>,
+}
+
+impl Ui {
+    pub fn new() -> Ui {
+        let provider = ProviderForm {
+            kind: RwSignal::new("demo".into()),
+            key: RwSignal::new(String::new()),
+            account: RwSignal::new(String::new()),
+            gateway: RwSignal::new(String::new()),
+            base_url: RwSignal::new(String::new()),
+            remember: RwSignal::new(false),
+            price_in: RwSignal::new(String::new()),
+            price_out: RwSignal::new(String::new()),
+            concurrency: RwSignal::new("4".into()),
+            max_tokens: RwSignal::new(String::new()),
+        };
+        let ui = Ui {
+            status: RwSignal::new("starting the worker…".into()),
+            ready: RwSignal::new(false),
+            load: RwSignal::new(Load::Idle),
+            source: RwSignal::new(Source::None),
+            store: RwSignal::new(None),
+            settings: RwSignal::new(PlanSettings::default()),
+            planning: RwSignal::new(Planning::Idle),
+            query: RwSignal::new(RowQuery { limit: PAGE, ..RowQuery::default() }),
+            rows: RwSignal::new(None),
+            provider,
+            confirm: RwSignal::new(false),
+            running: RwSignal::new(Running::Idle),
+            import_confirm: RwSignal::new(None),
+            notice: RwSignal::new(None),
+            stores: RwSignal::new(Vec::new()),
+            auto_plan: RwSignal::new(false),
+        };
+        super::run::restore_provider(&ui.provider);
+        ui
+    }
+
+    pub fn is_running(&self) -> bool {
+        matches!(self.running.get_untracked(), Running::Starting | Running::Going(_))
+    }
+
+    /// Asks the Worker to plan with the current settings.
+    pub fn plan(&self) {
+        self.planning.set(Planning::Running);
+        super::link::send(&ToWorker::Plan { settings: self.settings.get_untracked() });
+    }
+
+    /// Asks for the page of rows the query names.
+    pub fn fetch_rows(&self) {
+        super::link::send(&ToWorker::PlanRows { query: self.query.get_untracked() });
+    }
+
+    /// One message from the Worker.
+    pub fn apply(&self, msg: FromWorker) {
+        match msg {
+            FromWorker::Ready { version, protocol } if protocol == PROTOCOL_VERSION => {
+                self.status.set(format!("worker ready: {version}"));
+                if !self.ready.get_untracked() {
+                    self.ready.set(true);
+                    super::load::from_address(*self);
+                }
+            }
+            FromWorker::Ready { protocol, .. } => self
+                .status
+                .set(format!("the worker speaks protocol {protocol} and the page {PROTOCOL_VERSION}: reload the page")),
+            FromWorker::Error { message } => self.notice.set(Some(message)),
+            FromWorker::LoadProgress { input: crate::protocol::Input::Model, bytes, total } => {
+                self.load.set(Load::Reading { bytes, total })
+            }
+            FromWorker::LoadProgress { input: crate::protocol::Input::Source, .. } => self.source.set(Source::Reading),
+            FromWorker::ModelLoaded { summary } => {
+                self.load.set(Load::Loaded(summary));
+                self.planning.set(Planning::Idle);
+                self.rows.set(None);
+                self.running.set(Running::Idle);
+                super::load::send_pending_source();
+            }
+            FromWorker::ModelFailed { error } => {
+                self.load.set(Load::Failed(error));
+                self.planning.set(Planning::Idle);
+                self.rows.set(None);
+            }
+            FromWorker::SourceLoaded { summary } => {
+                self.source.set(Source::Loaded(summary));
+                if matches!(self.planning.get_untracked(), Planning::Planned(_)) {
+                    self.plan();
+                }
+            }
+            FromWorker::SourceFailed { message } => self.source.set(Source::Failed(message)),
+            FromWorker::StoreOpened { store } => {
+                let first = self.store.get_untracked().is_none_or(|s| s.name != store.name);
+                let writable = store.read_only.is_none();
+                self.store.set(Some(store));
+                if !self.is_running() && (self.auto_plan.get_untracked() || !first) {
+                    self.plan();
+                }
+                if writable {
+                    super::link::send(&ToWorker::ListStores);
+                }
+            }
+            FromWorker::Planned { plan } => {
+                self.planning.set(Planning::Planned(plan));
+                self.query.update(|q| q.offset = 0);
+                self.fetch_rows();
+            }
+            FromWorker::PlanFailed { message } => self.planning.set(Planning::Failed(message)),
+            FromWorker::PlanRows { page } => self.rows.set(Some(page)),
+            FromWorker::RunProgress { progress } => self.running.set(Running::Going(progress)),
+            FromWorker::RunFinished { report } => {
+                self.running.set(Running::Finished(report));
+                self.settings.update(|s| s.retry_failed = false);
+            }
+            FromWorker::RunFailed { message } => self.running.set(Running::Failed(message)),
+            FromWorker::Sidecar { file_name, text, records } => {
+                super::link::download_text(&file_name, &text);
+                self.notice.set(Some(format!("downloaded {file_name}: {records} records")));
+            }
+            FromWorker::ImportNeedsConfirm { held, incoming, name } => {
+                self.import_confirm.set(Some((held, incoming, name)))
+            }
+            FromWorker::Imported { records, failures } => {
+                self.notice.set(Some(format!("imported {records} records and {failures} failures")))
+            }
+            FromWorker::ImportFailed { message } => self.notice.set(Some(format!("nothing was imported: {message}"))),
+            FromWorker::Stores { stores } => self.stores.set(stores),
+            FromWorker::StoreFile { .. } => {}
+        }
+    }
+}
+
+/// `12 345` (thousands grouped, whatever the locale), as the CLI prints them.
+pub fn group(n: u64) -> String {
+    insights::report::grouped(n)
+}
+
+/// Megabytes with one decimal.
+pub fn mb(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}

@@ -1,0 +1,126 @@
+use super::*;
+
+#[test]
+fn messages_have_a_type_tag() {
+    let json = serde_json::to_value(ToWorker::Hello { protocol: 1 }).unwrap();
+    assert_eq!(json, serde_json::json!({"type": "hello", "protocol": 1}));
+    let json = serde_json::to_value(FromWorker::ready()).unwrap();
+    assert_eq!(json["type"], "ready");
+    assert_eq!(json["version"], APP_VERSION);
+    let json = serde_json::to_value(ToWorker::Plan { settings: PlanSettings::default() }).unwrap();
+    assert_eq!(json["type"], "plan");
+    assert_eq!(json["settings"]["depth"], 1);
+}
+
+#[test]
+fn messages_round_trip() {
+    let run = RunRequest {
+        settings: PlanSettings::default(),
+        provider: ProviderSettings::OpenaiCompatible { base_url: "http://127.0.0.1:9/v1".into(), key: "sk-1".into() },
+        concurrency: 4,
+        max_tokens: Some(4096),
+        prices: Some(Prices { input: 0.15, output: 0.6 }),
+    };
+    for msg in [
+        ToWorker::Run { request: run },
+        ToWorker::PlanRows {
+            query: RowQuery { offset: 10, limit: 50, level: Some("type".into()), ..Default::default() },
+        },
+        ToWorker::ImportSidecar { name: "m.insights.jsonl".into(), replace: false },
+        ToWorker::Stop,
+    ] {
+        let back: ToWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+        assert_eq!(back, msg);
+    }
+    for msg in [
+        FromWorker::ready(),
+        FromWorker::Error { message: "x".into() },
+        FromWorker::LoadProgress { input: Input::Source, bytes: 3, total: None },
+        FromWorker::ImportNeedsConfirm { held: 3, incoming: 4, name: "x".into() },
+    ] {
+        let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+        assert_eq!(back, msg);
+    }
+}
+
+#[test]
+fn a_key_never_shows_in_debug_output() {
+    let secret = "sk-or-v1-very-secret";
+    for p in [
+        ProviderSettings::OpenRouter { key: secret.into() },
+        ProviderSettings::CloudflareGateway { token: secret.into(), account: "acc".into(), gateway: "gw".into() },
+        ProviderSettings::OpenaiCompatible { base_url: "https://x".into(), key: secret.into() },
+    ] {
+        let msg = ToWorker::Run {
+            request: RunRequest {
+                settings: PlanSettings::default(),
+                provider: p,
+                concurrency: 1,
+                max_tokens: None,
+                prices: None,
+            },
+        };
+        let text = format!("{msg:?}");
+        assert!(!text.contains(secret), "{text}");
+        assert!(text.contains("<redacted>"), "{text}");
+    }
+}
+
+#[test]
+fn provider_settings_say_what_is_missing_and_feed_the_resolver() {
+    assert_eq!(ProviderSettings::Demo.missing(), None);
+    assert_eq!(ProviderSettings::OpenRouter { key: "  ".into() }.missing().as_deref(), Some("an OpenRouter API key"));
+    let cf = ProviderSettings::CloudflareGateway { token: "t".into(), account: "".into(), gateway: "".into() };
+    assert_eq!(cf.missing().as_deref(), Some("Cloudflare AI Gateway needs an account id, a gateway id"));
+    assert_eq!(cf.env("CLOUDFLARE_API_TOKEN").as_deref(), Some("t"));
+    assert_eq!(cf.env("CLOUDFLARE_ACCOUNT_ID"), None);
+    let oa = ProviderSettings::OpenaiCompatible { base_url: "ftp://x".into(), key: String::new() };
+    assert!(oa.missing().unwrap().contains("http://"));
+    assert_eq!(oa.env("OPENAI_API_KEY"), None);
+}
+
+#[test]
+fn plan_settings_are_checked_like_the_cli_flags() {
+    assert_eq!(PlanSettings::default().check(), Ok(()));
+    let bad = PlanSettings { max_calls: Some(0), ..PlanSettings::default() };
+    assert!(bad.check().unwrap_err().contains("max calls"));
+    let bad = PlanSettings { depth: 3, ..PlanSettings::default() };
+    assert!(bad.check().unwrap_err().contains("depth"));
+    let s = PlanSettings { model: " a ".into(), rollup_model: Some(" ".into()), ..PlanSettings::default() };
+    let o = s.options(None);
+    assert_eq!((o.models.leaf.as_str(), o.models.rollup.as_str()), ("a", "a"));
+}
+
+#[test]
+fn a_load_error_names_line_and_rule() {
+    let e = model::read_model(&b"{\"t\":\"f\",\"i\":0,\"path\":\"a\"}\n"[..], "m.jsonl").unwrap_err();
+    let le = LoadError::from(&e);
+    assert_eq!(le.line, 1);
+    assert_eq!(le.rule, "section-order");
+    assert_eq!(le.text, "m.jsonl:1: file is on line 1, but line 1 must be the header record");
+    let msg = FromWorker::ModelFailed { error: le };
+    let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+    assert_eq!(back, msg);
+}
+
+#[test]
+fn a_summary_describes_the_fixture() {
+    let m = crate::testing::fixture();
+    let s = ModelSummary::of(&m, "model.jsonl", 1, 1500.0, 2 << 20);
+    assert_eq!(
+        s.describe(),
+        "model.jsonl: 16 files, 179 entities, 188 edges (19 corpus types, 20 stub types, 3 modules), read in 1.50 s"
+    );
+}
+
+#[test]
+fn hello_is_answered_with_ready_or_a_mismatch() {
+    assert_eq!(hello(PROTOCOL_VERSION), FromWorker::ready());
+    assert!(matches!(hello(PROTOCOL_VERSION + 1), FromWorker::Error { .. }));
+}
+
+#[test]
+fn a_source_summary_reads_well() {
+    let s = SourceSummary { name: "src.zip".into(), files: 20, matched: 16, wanted: 16, root: "shop".into() };
+    assert_eq!(s.describe(), "src.zip: 20 files, rooted at \"shop\": 16 of the model's 16 files found");
+}
