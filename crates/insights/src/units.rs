@@ -18,7 +18,8 @@ use analyzer::graph::CodeGraph;
 use analyzer::view::View;
 use analyzer::Id;
 use hashbrown::{HashMap, HashSet};
-use model::{cmp_utf16, Literal, Model, NamedArgument, Trait};
+use model::{Literal, Model, NamedArgument, Trait};
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// The most members of one dependency cycle a prompt lists (the rest are
@@ -49,6 +50,8 @@ pub struct Corpus<'m> {
     types: HashMap<Id, usize>,
     modules: HashMap<Id, usize>,
     templates: HashMap<Id, TemplateKind>,
+    /// The level of every unit member, by the surrogate of its id.
+    levels: Vec<Option<Level>>,
 }
 
 /// Renders a Literal for a prompt (§4.4).
@@ -83,10 +86,6 @@ pub fn render_annotation(a: &AnnotationFact) -> String {
     }
 }
 
-fn sort_ids(v: &mut [String]) {
-    v.sort_by(|a, b| cmp_utf16(a, b));
-}
-
 impl<'m> Corpus<'m> {
     /// Facts, units, dependency edges and the walk of `model` under `view`.
     pub fn build(model: &'m Model, view: View, framework: Option<Framework>) -> Result<Corpus<'m>, WalkError> {
@@ -108,22 +107,26 @@ impl<'m> Corpus<'m> {
             }
         }
         let modules: HashMap<Id, usize> = facts.modules.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
-        let mut corpus = Corpus { graph, view, facts, walk: Walk::default(), ops, types, modules, templates };
+        // Operations first, then types, then modules: the later write wins.
+        let mut levels = vec![None; graph.len()];
+        let keyed = [
+            (Level::Module, modules.keys().collect::<Vec<_>>()),
+            (Level::Type, types.keys().collect()),
+            (Level::Operation, ops.keys().collect()),
+        ];
+        for (level, ids) in keyed {
+            for id in ids {
+                levels[graph.index_of(id).expect("a fact id is an entity of the graph") as usize] = Some(level);
+            }
+        }
+        let mut corpus = Corpus { graph, view, facts, walk: Walk::default(), ops, types, modules, templates, levels };
         corpus.walk = corpus.order()?;
         Ok(corpus)
     }
 
     /// The level of a unit member id (operation, type, module, checked in that order).
     pub fn level_of(&self, id: &str) -> Option<Level> {
-        if self.ops.contains_key(id) {
-            Some(Level::Operation)
-        } else if self.types.contains_key(id) {
-            Some(Level::Type)
-        } else if self.modules.contains_key(id) {
-            Some(Level::Module)
-        } else {
-            None
-        }
+        self.graph.index_of(id).and_then(|i| self.levels[i as usize])
     }
 
     /// The template of an operation unit, if it is trivial.
@@ -186,16 +189,31 @@ impl<'m> Corpus<'m> {
     }
 
     /// Dependency edges per unit member (§3.3), then SCCs and Kahn layers.
+    /// Members are numbered by their entities' rank (their id order), so ids
+    /// are neither copied nor compared as text until the units are named.
     fn order(&self) -> Result<Walk, WalkError> {
+        let g = &self.graph;
+        let surrogate = |id: &str| g.index_of(id).expect("a fact id is an entity of the graph");
+        // Every unit member once (as the first entity with its id), in id order.
+        let mut members: Vec<u32> = (0..g.len() as u32).filter(|&e| self.levels[e as usize].is_some()).collect();
+        members.sort_unstable_by_key(|&e| g.rank(e));
+        let mut node_of = vec![u32::MAX; g.len()];
+        for (k, &e) in members.iter().enumerate() {
+            node_of[e as usize] = k as u32;
+        }
+        let node_of_id = |id: &str| node_of[surrogate(id) as usize];
+        // A redeclared id's later entities share the first one's node.
+        let node = |e: u32| match node_of[e as usize] {
+            u32::MAX => node_of_id(g.id(e)),
+            k => k,
+        };
         let enclosing = self.enclosing_operations();
-        let mut nodes: Vec<String> = Vec::with_capacity(self.ops.len() + self.types.len() + self.modules.len());
-        let mut succ: Vec<Vec<String>> = Vec::with_capacity(nodes.capacity());
-        let mut push = |id: &str, mut edges: Vec<String>| {
-            edges.retain(|e| e != id);
-            sort_ids(&mut edges);
+        let mut successors: Vec<Vec<u32>> = vec![Vec::new(); members.len()];
+        let mut push = |from: u32, mut edges: Vec<u32>| {
+            edges.retain(|&e| e != from);
+            edges.sort_unstable();
             edges.dedup();
-            nodes.push(id.to_owned());
-            succ.push(edges);
+            successors[from as usize].extend(edges);
         };
         // operation → operation: internal calls, mapped through enclosingOperation.
         for d in &self.facts.types {
@@ -207,58 +225,53 @@ impl<'m> Corpus<'m> {
                     .invocations
                     .iter()
                     .filter(|i| !i.external)
-                    .filter_map(|i| self.graph.index_of(&i.to))
+                    .filter_map(|i| g.index_of(&i.to))
                     .filter_map(|t| enclosing[t as usize])
-                    .map(|t| self.graph.id(t).to_string())
+                    .map(node)
                     .collect();
-                push(&op.id, edges);
+                push(node_of_id(&op.id), edges);
             }
         }
         // type → type (folded graph), its operations, its nested types.
-        let type_graph = type_dependency_graph(&self.graph, &self.view);
+        let type_graph = type_dependency_graph(g, &self.view);
         for d in &self.facts.types {
-            let mut edges: Vec<String> = type_graph
+            let mut edges: Vec<u32> = type_graph
                 .outgoing(&d.id)
                 .iter()
                 .filter(|e| !e.self_loop && self.types.contains_key(&e.to))
-                .map(|e| e.to.to_string())
+                .map(|e| node_of_id(&e.to))
                 .collect();
-            edges.extend(d.operations.iter().filter(|o| self.ops.contains_key(&o.id)).map(|o| o.id.to_string()));
-            if let Some(i) = self.graph.index_of(&d.id) {
+            edges.extend(d.operations.iter().filter(|o| self.ops.contains_key(&o.id)).map(|o| node_of_id(&o.id)));
+            if let Some(i) = g.index_of(&d.id) {
                 edges.extend(
-                    self.graph
-                        .children_of(i)
+                    g.children_of(i)
                         .iter()
-                        .filter(|&&c| self.graph.has_trait(c, Trait::Type))
-                        .map(|&c| self.graph.id(c))
-                        .filter(|c| self.types.contains_key(c.as_ref()))
-                        .map(|c| c.to_string()),
+                        .filter(|&&c| g.has_trait(c, Trait::Type) && self.types.contains_key(g.id(c).as_ref()))
+                        .map(|&c| node(c)),
                 );
             }
-            push(&d.id, edges);
+            push(node_of_id(&d.id), edges);
         }
         // module → module (imports), its types.
-        let imports = import_graph(&self.graph, &self.view);
+        let imports = import_graph(g, &self.view);
         for m in &self.facts.modules {
-            let mut edges: Vec<String> = imports
+            let mut edges: Vec<u32> = imports
                 .outgoing(&m.id)
                 .iter()
                 .filter(|e| !e.self_loop && self.modules.contains_key(&e.to))
-                .map(|e| e.to.to_string())
+                .map(|e| node_of_id(&e.to))
                 .collect();
-            edges.extend(m.types.iter().filter(|t| self.types.contains_key(*t)).map(|t| t.to_string()));
-            push(&m.id, edges);
+            edges.extend(m.types.iter().filter(|t| self.types.contains_key(*t)).map(|t| node_of_id(t)));
+            push(node_of_id(&m.id), edges);
         }
-        let c = analyzer::scc::condense_ids(&nodes, &succ);
-        let components: Vec<Vec<String>> = c
-            .condensation
-            .components
-            .iter()
-            .map(|members| members.iter().map(|&m| c.nodes[m as usize].clone()).collect())
-            .collect();
-        let successors: Vec<Vec<usize>> =
-            c.condensation.successors.iter().map(|s| s.iter().map(|&x| x as usize).collect()).collect();
-        Walk::layer(components, &successors, |id| self.level_of(id).expect("every node is a unit member"))
+        let c = analyzer::scc::condense(&successors);
+        let id_of = |k: u32| g.id(members[k as usize]);
+        Walk::layer(
+            &c.components,
+            &c.successors,
+            |k| id_of(k).to_string(),
+            |k| self.levels[members[k as usize] as usize].expect("every node is a unit member"),
+        )
     }
 
     /// Checks `--scope` ids: each must be a module or type of the model.
@@ -336,7 +349,8 @@ impl<'m> Corpus<'m> {
         records: &dyn RecordSource,
         children: Rc<Vec<DependencySummary>>,
     ) -> DependencySummary {
-        let level = self.level_of(id).unwrap_or(Level::Operation);
+        let entity = self.graph.index_of(id);
+        let level = entity.and_then(|i| self.levels[i as usize]).unwrap_or(Level::Operation);
         let missing = records.fingerprint(id).is_none();
         let (summary, concept) = if missing {
             (String::new(), None)
@@ -346,7 +360,7 @@ impl<'m> Corpus<'m> {
         DependencySummary {
             id: id.to_owned(),
             level,
-            name: self.display_name(id),
+            name: entity.and_then(|i| self.graph.entity_name(i)).unwrap_or(id).to_owned(),
             summary,
             concept,
             missing,
@@ -356,26 +370,25 @@ impl<'m> Corpus<'m> {
     }
 
     /// `summariesOf(unit, depth, seen)` (§4.2): one summary per member of
-    /// the unit, all sharing the same children.
+    /// walk unit `u`, all sharing the same children. `seen` is the path of
+    /// units that led here, none of which is quoted again.
     fn summaries_of(
         &self,
-        unit: &Unit,
+        u: usize,
         depth: u32,
-        seen: &HashSet<String>,
+        seen: &mut Vec<usize>,
         records: &dyn RecordSource,
     ) -> Vec<DependencySummary> {
-        let mut next_seen = seen.clone();
-        next_seen.insert(unit.id.clone());
+        let unit = &self.walk.units[u];
         let mut children = Vec::new();
         if depth > 1 {
-            for d in &unit.deps {
-                if next_seen.contains(d) {
-                    continue;
-                }
-                if let Some(du) = self.walk.unit(d) {
-                    children.extend(self.summaries_of(du, depth - 1, &next_seen, records));
+            seen.push(u);
+            for &d in self.walk.dependency_indexes(u) {
+                if !seen.contains(&d) {
+                    children.extend(self.summaries_of(d, depth - 1, seen, records));
                 }
             }
+            seen.pop();
         }
         let children = Rc::new(children);
         // A dependency cycle of thousands of members would put thousands of
@@ -542,6 +555,33 @@ impl<'m> Corpus<'m> {
         }
     }
 
+    /// The dependencies proper of `unit` (§4.2): the summaries of its
+    /// dependency units, except those whose members are all parts of its own
+    /// members (a type's operations, a module's types).
+    fn dependencies(
+        &self,
+        unit: &Unit,
+        members: &[MemberPack],
+        depth: u32,
+        records: &dyn RecordSource,
+    ) -> Vec<DependencySummary> {
+        let parts: HashSet<&str> = members.iter().flat_map(|m| m.parts.iter().map(|p| p.id.as_str())).collect();
+        let covered = |m: &String| !parts.is_empty() && parts.contains(m.as_str());
+        let root = self.walk.unit_index(&unit.id);
+        let deps: Cow<[usize]> = match root {
+            Some(i) => Cow::Borrowed(self.walk.dependency_indexes(i)),
+            None => unit.deps.iter().filter_map(|d| self.walk.unit_index(d)).collect(),
+        };
+        let mut seen: Vec<usize> = root.into_iter().collect();
+        let mut out = Vec::new();
+        for &d in deps.iter() {
+            if !self.walk.units[d].members.iter().all(covered) {
+                out.extend(self.summaries_of(d, depth, &mut seen, records));
+            }
+        }
+        out
+    }
+
     /// The context pack of `unit` (§4.1): members, dependencies proper and
     /// the fingerprint inputs.
     pub fn pack(&self, unit: &Unit, depth: u32, slicer: &SourceSlicer, records: &dyn RecordSource) -> ContextPack {
@@ -557,17 +597,7 @@ impl<'m> Corpus<'m> {
                 Level::Module => self.module_member(self.module_fact(id).expect("module unit member"), records),
             })
             .collect();
-        let parts: HashSet<String> = members.iter().flat_map(|m| m.parts.iter().map(|p| p.id.clone())).collect();
-        let mut seen = HashSet::new();
-        seen.insert(unit.id.clone());
-        let mut dependencies = Vec::new();
-        for d in &unit.deps {
-            let Some(du) = self.walk.unit(d) else { continue };
-            if du.members.iter().all(|m| parts.contains(m)) {
-                continue;
-            }
-            dependencies.extend(self.summaries_of(du, depth, &seen, records));
-        }
+        let dependencies = self.dependencies(unit, &members, depth, records);
         ContextPack {
             unit_id: unit.id.clone(),
             level: unit.level,

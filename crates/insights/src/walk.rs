@@ -3,10 +3,10 @@
 //! leaves first. Every dependency of `units[i]` comes before `i`.
 
 use crate::vocab::Level;
-use hashbrown::HashMap;
-use model::cmp_utf16;
+use hashbrown::{DefaultHashBuilder, HashTable};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::hash::BuildHasher;
 
 /// One unit of explanation: a single operation, type or module, or a cycle
 /// of them (all of one level).
@@ -36,8 +36,23 @@ pub struct Walk {
     pub units: Vec<Unit>,
     /// `layers[L]` = indexes into `units` of layer L, in walk order.
     pub layers: Vec<Vec<usize>>,
-    unit_of_member: HashMap<String, usize>,
-    unit_by_id: HashMap<String, usize>,
+    /// Per unit: the indexes of its `deps`, in the same order.
+    dep_units: Vec<Vec<usize>>,
+    /// (unit, position in its members), found by the member id's hash.
+    unit_of_member: HashTable<(u32, u32)>,
+    /// Unit index, found by the unit id's hash.
+    unit_by_id: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+/// Inserts `value` under `hash`, replacing the entry that is `same`.
+fn put<T>(table: &mut HashTable<T>, hash: u64, value: T, same: impl Fn(&T) -> bool, rehash: impl Fn(&T) -> u64) {
+    match table.find_mut(hash, same) {
+        Some(e) => *e = value,
+        None => {
+            table.insert_unique(hash, value, rehash);
+        }
+    }
 }
 
 /// The condensation was not acyclic: a bug upstream, never the user's input.
@@ -49,13 +64,15 @@ pub struct WalkError {
 }
 
 impl Walk {
-    /// Layers a condensation: `components[c]` are the sorted members of group
-    /// c (groups sorted by first member), `successors[c]` the groups it
-    /// depends on. `level_of` names each group's level from its first member.
+    /// Layers a condensation whose nodes are numbered in id order (UTF-16):
+    /// `components[c]` are the sorted members of group c (groups sorted by
+    /// first member), `successors[c]` the groups it depends on. `id_of` names
+    /// a node's id, `level_of` a group's level from its first member.
     pub fn layer(
-        components: Vec<Vec<String>>,
-        successors: &[Vec<usize>],
-        level_of: impl Fn(&str) -> Level,
+        components: &[Vec<u32>],
+        successors: &[Vec<u32>],
+        id_of: impl Fn(u32) -> String,
+        level_of: impl Fn(u32) -> Level,
     ) -> Result<Walk, WalkError> {
         let n = components.len();
         // Kahn over the reversed condensation: a group is ready once every
@@ -64,7 +81,7 @@ impl Walk {
         let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (c, succ) in successors.iter().enumerate() {
             for &d in succ {
-                dependents[d].push(c);
+                dependents[d as usize].push(c);
             }
         }
         let mut ready: BinaryHeap<Reverse<usize>> = (0..n).filter(|&c| waiting[c] == 0).map(Reverse).collect();
@@ -72,7 +89,7 @@ impl Walk {
         let mut emitted = 0;
         while let Some(Reverse(c)) = ready.pop() {
             emitted += 1;
-            layer[c] = successors[c].iter().map(|&d| layer[d] + 1).max().unwrap_or(0);
+            layer[c] = successors[c].iter().map(|&d| layer[d as usize] + 1).max().unwrap_or(0);
             for &p in &dependents[c] {
                 waiting[p] -= 1;
                 if waiting[p] == 0 {
@@ -83,54 +100,87 @@ impl Walk {
         if emitted != n {
             return Err(WalkError { emitted, total: n });
         }
-        let first: Vec<String> = components.iter().map(|m| m[0].clone()).collect();
-        let mut units: Vec<Unit> = components
-            .into_iter()
-            .enumerate()
-            .map(|(c, members)| {
-                let mut deps: Vec<String> = successors[c].iter().map(|&d| first[d].clone()).collect();
-                deps.sort_by(|a, b| cmp_utf16(a, b));
-                deps.dedup();
-                Unit { id: members[0].clone(), level: level_of(&members[0]), members, deps, layer: layer[c] }
-            })
-            .collect();
-        units.sort_by(|a, b| a.layer.cmp(&b.layer).then_with(|| cmp_utf16(&a.id, &b.id)));
-        Ok(Walk::from_units(units))
+        // Walk order: by layer, then by id (node numbers are in id order).
+        let first = |c: usize| components[c][0];
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_unstable_by_key(|&c| (layer[c], first(c)));
+        let mut position = vec![0usize; n];
+        for (p, &c) in order.iter().enumerate() {
+            position[c] = p;
+        }
+        let mut units = Vec::with_capacity(n);
+        let mut dep_units = Vec::with_capacity(n);
+        for &c in &order {
+            let mut deps: Vec<usize> = successors[c].iter().map(|&d| d as usize).collect();
+            deps.sort_unstable_by_key(|&d| first(d));
+            units.push(Unit {
+                id: id_of(first(c)),
+                level: level_of(first(c)),
+                members: components[c].iter().map(|&m| id_of(m)).collect(),
+                deps: deps.iter().map(|&d| id_of(first(d))).collect(),
+                layer: layer[c],
+            });
+            dep_units.push(deps.into_iter().map(|d| position[d]).collect());
+        }
+        Ok(Walk::indexed(units, dep_units))
     }
 
-    /// Indexes an already ordered unit list.
+    /// Indexes an already ordered unit list (dependencies that are not a
+    /// unit of the list are left out of [`Walk::dependency_indexes`]).
     pub fn from_units(units: Vec<Unit>) -> Walk {
+        let mut walk = Walk::indexed(units, Vec::new());
+        walk.dep_units =
+            walk.units.iter().map(|u| u.deps.iter().filter_map(|d| walk.unit_index(d)).collect()).collect();
+        walk
+    }
+
+    fn indexed(units: Vec<Unit>, dep_units: Vec<Vec<usize>>) -> Walk {
         let layer_count = units.last().map_or(0, |u| u.layer as usize + 1);
         let mut layers = vec![Vec::new(); layer_count];
-        let mut unit_of_member = HashMap::new();
-        let mut unit_by_id = HashMap::new();
+        let hasher = DefaultHashBuilder::default();
+        let mut unit_by_id = HashTable::with_capacity(units.len());
+        let mut unit_of_member = HashTable::with_capacity(units.len());
+        // As map inserts would: a later unit with the same id or member wins.
+        let hash = |s: &str| hasher.hash_one(s);
         for (i, u) in units.iter().enumerate() {
             layers[u.layer as usize].push(i);
-            unit_by_id.insert(u.id.clone(), i);
-            for m in &u.members {
-                unit_of_member.insert(m.clone(), i);
+            let id = |&j: &u32| units[j as usize].id.as_str();
+            put(&mut unit_by_id, hash(&u.id), i as u32, |e| id(e) == u.id, |e| hash(id(e)));
+            for (k, m) in u.members.iter().enumerate() {
+                let member = |&(j, k): &(u32, u32)| units[j as usize].members[k as usize].as_str();
+                put(&mut unit_of_member, hash(m), (i as u32, k as u32), |e| member(e) == m, |e| hash(member(e)));
             }
         }
-        Walk { units, layers, unit_of_member, unit_by_id }
+        Walk { units, layers, dep_units, unit_of_member, unit_by_id, hasher }
     }
 
     /// The unit holding member `id`.
     pub fn unit_of(&self, member: &str) -> Option<&Unit> {
-        self.unit_of_member.get(member).map(|&i| &self.units[i])
+        self.unit_index_of(member).map(|i| &self.units[i])
     }
 
     /// Index of the unit holding member `id`.
     pub fn unit_index_of(&self, member: &str) -> Option<usize> {
-        self.unit_of_member.get(member).copied()
+        let hash = self.hasher.hash_one(member);
+        let units = &self.units;
+        self.unit_of_member
+            .find(hash, |&(j, k)| units[j as usize].members[k as usize] == member)
+            .map(|&(j, _)| j as usize)
     }
 
     /// The unit whose id (first member) is `id`.
     pub fn unit(&self, id: &str) -> Option<&Unit> {
-        self.unit_by_id.get(id).map(|&i| &self.units[i])
+        self.unit_index(id).map(|i| &self.units[i])
     }
 
     pub fn unit_index(&self, id: &str) -> Option<usize> {
-        self.unit_by_id.get(id).copied()
+        let hash = self.hasher.hash_one(id);
+        self.unit_by_id.find(hash, |&j| self.units[j as usize].id == id).map(|&j| j as usize)
+    }
+
+    /// The indexes (into `units`) of unit `i`'s dependencies, in the order of its `deps`.
+    pub fn dependency_indexes(&self, i: usize) -> &[usize] {
+        &self.dep_units[i]
     }
 
     /// Number of unit members of a level (every id that will get a record).
@@ -150,31 +200,39 @@ mod tests {
     /// The pinned example: class T with f0 → f1 → f2 in package P.
     #[test]
     fn pinned_example_layers_leaves_first() {
-        let comps = vec![s(&["P"]), s(&["T"]), s(&["T.f0"]), s(&["T.f1"]), s(&["T.f2"])];
+        let ids = ["P", "T", "T.f0", "T.f1", "T.f2"]; // nodes 0..5, in id order
+        let comps = vec![vec![0], vec![1], vec![2], vec![3], vec![4]];
         let succ = vec![vec![1], vec![2, 3, 4], vec![3], vec![4], vec![]];
-        let level = |id: &str| match id {
+        let level = |node: u32| match ids[node as usize] {
             "P" => Level::Module,
             "T" => Level::Type,
             _ => Level::Operation,
         };
-        let w = Walk::layer(comps, &succ, level).unwrap();
+        let w = Walk::layer(&comps, &succ, |node| ids[node as usize].to_owned(), level).unwrap();
         let layers: Vec<Vec<&str>> =
             w.layers.iter().map(|l| l.iter().map(|&i| w.units[i].id.as_str()).collect()).collect();
         assert_eq!(layers, vec![vec!["T.f2"], vec!["T.f1"], vec!["T.f0"], vec!["T"], vec!["P"]]);
         assert_eq!(w.unit("T").unwrap().deps, s(&["T.f0", "T.f1", "T.f2"]));
         assert_eq!(w.unit("P").unwrap().deps, s(&["T"]));
         for (i, u) in w.units.iter().enumerate() {
-            for d in &u.deps {
-                assert!(w.unit_index(d).unwrap() < i, "{d} before {}", u.id);
+            for (d, &di) in u.deps.iter().zip(w.dependency_indexes(i)) {
+                assert_eq!(w.unit_index(d), Some(di));
+                assert!(di < i, "{d} before {}", u.id);
             }
+            assert_eq!(w.dependency_indexes(i).len(), u.deps.len());
         }
+        let again = Walk::from_units(w.units.clone());
+        assert_eq!(again.layers, w.layers);
+        assert_eq!(again.dep_units, w.dep_units);
+        assert_eq!(again.unit_of("T.f1").map(|u| u.id.as_str()), Some("T.f1"));
+        assert_eq!(again.unit_index_of("nope"), None);
     }
 
     #[test]
     fn a_cyclic_condensation_is_an_error_not_a_hang() {
-        let comps = vec![s(&["a"]), s(&["b"])];
+        let comps = vec![vec![0], vec![1]];
         let succ = vec![vec![1], vec![0]];
-        let e = Walk::layer(comps, &succ, |_| Level::Operation).unwrap_err();
+        let e = Walk::layer(&comps, &succ, |n| n.to_string(), |_| Level::Operation).unwrap_err();
         assert_eq!(e, WalkError { emitted: 0, total: 2 });
     }
 }
