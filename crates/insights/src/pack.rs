@@ -5,23 +5,24 @@
 use crate::canonical::{sha256_hex, write_array, write_number_map, write_object};
 use crate::slice::Slice;
 use crate::vocab::Level;
+use analyzer::Id;
 use std::rc::Rc;
 
 /// A call of an operation, as shown and hashed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallFact {
-    pub target: String,
-    pub target_type: Option<String>,
-    pub stereotype: Option<String>,
+    pub target: Id,
+    pub target_type: Option<Id>,
+    pub stereotype: Option<&'static str>,
     pub external: bool,
-    pub provenance: String,
+    pub provenance: &'static str,
 }
 
 /// A field access of an operation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AccessSummary {
-    pub field: String,
-    pub owner_type: Option<String>,
+    pub field: Id,
+    pub owner_type: Option<Id>,
     /// `read`, `write` or `read/write`.
     pub mode: &'static str,
     pub external: bool,
@@ -30,7 +31,7 @@ pub struct AccessSummary {
 /// A thrown exception type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThrowSummary {
-    pub name: String,
+    pub name: Id,
     pub external: bool,
 }
 
@@ -74,9 +75,9 @@ pub struct ImportSummary {
 /// not explained yet).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DependencySummary {
-    pub id: String,
+    pub id: Id,
     pub level: Level,
-    pub name: String,
+    pub name: Id,
     /// The record's description; empty when missing.
     pub summary: String,
     pub concept: Option<String>,
@@ -149,8 +150,8 @@ impl MemberPack {
             m.strings("annotations", self.annotations.iter().map(String::as_str));
             m.objects("calls", &self.calls, |f, c| {
                 f.bool("external", c.external);
-                f.str("provenance", &c.provenance);
-                f.opt_str("stereotype", c.stereotype.as_deref());
+                f.str("provenance", c.provenance);
+                f.opt_str("stereotype", c.stereotype);
                 f.str("target", &c.target);
                 f.opt_str("targetType", c.target_type.as_deref());
             });
@@ -182,7 +183,7 @@ impl MemberPack {
                 Some(ms) => write_number_map(metrics, ms.iter().map(|(k, v)| (k.as_str(), *v))),
                 None => metrics.push_str("null"),
             }
-            m.strings("partIds", self.parts.iter().map(|p| p.id.as_str()));
+            m.strings("partIds", self.parts.iter().map(|p| &*p.id));
             m.str_or_null("stereotype", self.stereotype.as_deref());
             m.objects("supertypes", &self.supertypes, |f, x| {
                 f.bool("external", x.external);
@@ -284,7 +285,7 @@ mod tests {
             "supertypes": p.supertypes.iter().map(|s| json!({"name": s.name, "relation": s.relation, "external": s.external})).collect::<Vec<_>>(),
             "injectionPoints": injection,
             "imports": p.imports.iter().map(|i| json!({"name": i.name, "count": i.count, "external": i.external})).collect::<Vec<_>>(),
-            "partIds": p.parts.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
+            "partIds": p.parts.iter().map(|d| &*d.id).collect::<Vec<_>>(),
         })
     }
 
@@ -319,16 +320,16 @@ mod tests {
                 CallFact {
                     target: "f".into(),
                     target_type: Some("T".into()),
-                    stereotype: Some("repo".into()),
+                    stereotype: Some("repo"),
                     external: false,
-                    provenance: "declared".into(),
+                    provenance: "declared",
                 },
                 CallFact {
                     target: "g\u{1}".into(),
                     target_type: None,
                     stereotype: None,
                     external: true,
-                    provenance: "inferred".into(),
+                    provenance: "inferred",
                 },
             ],
             accesses: vec![

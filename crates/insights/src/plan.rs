@@ -123,21 +123,19 @@ impl RunPlan {
     }
 }
 
-/// The fingerprint of `unit` (§10.2) from its pack: dependency
-/// fingerprints are the plan-time ones in `planned` (`""` when unknown).
+/// The fingerprint of `unit` (§10.2) from its pack and the plan-time
+/// fingerprints of its dependency units (`""` when unknown).
 pub fn unit_fingerprint(
     unit: &crate::walk::Unit,
     pack: &crate::pack::ContextPack,
     depth: u32,
     model: &str,
     missing_dependencies: &[&str],
-    planned: &HashMap<String, String>,
+    dependency_fingerprints: &[&str],
 ) -> String {
-    let dependency_fingerprints: Vec<&str> =
-        unit.deps.iter().map(|d| planned.get(d).map_or("", String::as_str)).collect();
     crate::fingerprint::FingerprintParts {
         comments: &pack.comments,
-        dependency_fingerprints: &dependency_fingerprints,
+        dependency_fingerprints,
         depth,
         facts_digest: &pack.facts_digest,
         level: unit.level,
@@ -228,8 +226,6 @@ pub fn plan_run_observed(
 
     let walk = &corpus.walk;
     let mut steps: Vec<PlanStep> = Vec::with_capacity(walk.units.len());
-    let mut fingerprints: HashMap<String, String> = HashMap::with_capacity(walk.units.len());
-    let mut status_of: HashMap<&str, StepStatus> = HashMap::with_capacity(walk.units.len());
     let mut remaining = options.max_calls;
     let mut exhausted = false;
     for (index, unit) in walk.units.iter().enumerate() {
@@ -237,13 +233,15 @@ pub fn plan_run_observed(
         ended(PlanPhase::Other);
         let pack = corpus.pack(unit, options.depth, slicer, records);
         ended(PlanPhase::Pack);
-        let missing: Vec<&str> = unit
-            .deps
+        // Every dependency unit comes earlier in the walk: its step is planned.
+        let deps = walk.dependency_indexes(index);
+        let missing: Vec<&str> = deps
             .iter()
-            .map(String::as_str)
-            .filter(|d| matches!(status_of.get(d), Some(StepStatus::SkipScope | StepStatus::SkipBudget)))
+            .filter(|&&d| matches!(steps[d].status, StepStatus::SkipScope | StepStatus::SkipBudget))
+            .map(|&d| walk.units[d].id.as_str())
             .collect();
-        let fingerprint = unit_fingerprint(unit, &pack, options.depth, &model, &missing, &fingerprints);
+        let dependency_fingerprints: Vec<&str> = deps.iter().map(|&d| steps[d].fingerprint.as_str()).collect();
+        let fingerprint = unit_fingerprint(unit, &pack, options.depth, &model, &missing, &dependency_fingerprints);
         ended(PlanPhase::Fingerprint);
         let template =
             (unit.level == Level::Operation && unit.members.len() == 1).then(|| corpus.template_of(&unit.id)).flatten();
@@ -253,7 +251,7 @@ pub fn plan_run_observed(
             unit: index,
             status: StepStatus::Llm,
             model,
-            fingerprint: fingerprint.clone(),
+            fingerprint,
             template,
             calls: 0,
             prompt_tokens: 0,
@@ -286,10 +284,9 @@ pub fn plan_run_observed(
             }
             ended(PlanPhase::Prompts);
         }
-        fingerprints.insert(unit.id.clone(), fingerprint);
-        status_of.insert(unit.id.as_str(), step.status);
         steps.push(step);
     }
+    let fingerprints = steps.iter().map(|s| (walk.units[s.unit].id.clone(), s.fingerprint.clone())).collect();
     let estimates = RunPlan::total_up(&steps, |s| walk.units[s.unit].level);
     ended(PlanPhase::Other);
     RunPlan { steps, fingerprints, estimates }

@@ -438,8 +438,9 @@ async fn run_step(
                         corpus.walk.unit(d).is_none_or(|du| du.members.iter().any(|m| records.fingerprint(m).is_none()))
                     })
                     .collect();
-                let fingerprint =
-                    unit_fingerprint(unit, &pack, plan_options.depth, &step.model, &missing, &plan.fingerprints);
+                let planned: Vec<&str> =
+                    unit.deps.iter().map(|d| plan.fingerprints.get(d).map_or("", String::as_str)).collect();
+                let fingerprint = unit_fingerprint(unit, &pack, plan_options.depth, &step.model, &missing, &planned);
                 (pack, fingerprint)
             };
             let mut calls = 0u32;

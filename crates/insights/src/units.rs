@@ -329,6 +329,11 @@ impl<'m> Corpus<'m> {
             .unwrap_or_else(|| id.to_owned())
     }
 
+    /// [`Corpus::display_name`], shared rather than copied.
+    fn display_id(&self, id: &Id) -> Id {
+        self.graph.index_of(id).and_then(|i| self.graph.name_id(i)).unwrap_or(id).clone()
+    }
+
     /// The entity kind of a module unit (fallback `module`), as records carry it.
     pub fn module_kind(&self, id: &str) -> String {
         self.graph.index_of(id).map(|i| self.graph.kind_id(i).to_string()).unwrap_or_else(|| "module".into())
@@ -351,16 +356,17 @@ impl<'m> Corpus<'m> {
     ) -> DependencySummary {
         let entity = self.graph.index_of(id);
         let level = entity.and_then(|i| self.levels[i as usize]).unwrap_or(Level::Operation);
-        let missing = records.fingerprint(id).is_none();
+        let id: Id = entity.map_or_else(|| id.into(), |i| self.graph.id(i).clone());
+        let missing = records.fingerprint(&id).is_none();
         let (summary, concept) = if missing {
             (String::new(), None)
         } else {
-            records.summary(id).map(|s| (s.description, s.concept)).unwrap_or_default()
+            records.summary(&id).map(|s| (s.description, s.concept)).unwrap_or_default()
         };
         DependencySummary {
-            id: id.to_owned(),
+            name: entity.and_then(|i| self.graph.name_id(i)).unwrap_or(&id).clone(),
+            id,
             level,
-            name: entity.and_then(|i| self.graph.entity_name(i)).unwrap_or(id).to_owned(),
             summary,
             concept,
             missing,
@@ -432,23 +438,22 @@ impl<'m> Corpus<'m> {
                 .invocations
                 .iter()
                 .map(|i| CallFact {
-                    target: self.display_name(&i.to),
+                    target: self.display_id(&i.to),
                     target_type: i
                         .target_type_name
-                        .as_ref()
-                        .map(|s| s.to_string())
-                        .or_else(|| i.target_type.as_ref().map(|t| self.display_name(t))),
-                    stereotype: i.target_stereotype.map(str::to_owned),
+                        .clone()
+                        .or_else(|| i.target_type.as_ref().map(|t| self.display_id(t))),
+                    stereotype: i.target_stereotype,
                     external: i.external,
-                    provenance: i.provenance.as_str().to_owned(),
+                    provenance: i.provenance.as_str(),
                 })
                 .collect(),
             accesses: op
                 .accesses
                 .iter()
                 .map(|a| AccessSummary {
-                    field: a.field.as_deref().unwrap_or(&a.to).to_owned(),
-                    owner_type: a.owner_type_name.as_ref().map(|s| s.to_string()),
+                    field: a.field.clone().unwrap_or_else(|| a.to.clone()),
+                    owner_type: a.owner_type_name.clone(),
                     mode: match (a.is_read, a.is_write) {
                         (true, true) => "read/write",
                         (_, true) => "write",
@@ -460,7 +465,7 @@ impl<'m> Corpus<'m> {
             throws: op
                 .throws
                 .iter()
-                .map(|t| ThrowSummary { name: t.name.as_deref().unwrap_or(&t.to).to_owned(), external: t.external })
+                .map(|t| ThrowSummary { name: t.name.clone().unwrap_or_else(|| t.to.clone()), external: t.external })
                 .collect(),
             ..MemberPack::default()
         }
@@ -565,7 +570,7 @@ impl<'m> Corpus<'m> {
         depth: u32,
         records: &dyn RecordSource,
     ) -> Vec<DependencySummary> {
-        let parts: HashSet<&str> = members.iter().flat_map(|m| m.parts.iter().map(|p| p.id.as_str())).collect();
+        let parts: HashSet<&str> = members.iter().flat_map(|m| m.parts.iter().map(|p| &*p.id)).collect();
         let covered = |m: &String| !parts.is_empty() && parts.contains(m.as_str());
         let root = self.walk.unit_index(&unit.id);
         let deps: Cow<[usize]> = match root {
