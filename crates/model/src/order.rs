@@ -4,14 +4,14 @@
 //! only when a supplementary character (U+10000 and above, two UTF-16 units
 //! starting at 0xD800..0xDBFF) meets a character in U+E000..U+FFFF at the first
 //! difference. This comparator finds that first difference with a byte scan
-//! and only then looks at characters, so ASCII ids cost a `memcmp`.
+//! and only then looks at characters, so ASCII ids cost a word-by-word compare.
 
 use std::cmp::Ordering;
 
 /// Compares two strings by UTF-16 code units (JavaScript `a < b`).
 pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
-    let common = ab.iter().zip(bb).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(ab, bb);
     if common == ab.len() || common == bb.len() {
         return ab.len().cmp(&bb.len());
     }
@@ -23,6 +23,21 @@ pub fn cmp_utf16(a: &str, b: &str) -> Ordering {
     let ca = a[start..].chars().next().expect("non-empty tail") as u32;
     let cb = b[start..].chars().next().expect("non-empty tail") as u32;
     utf16_lead(ca).cmp(&utf16_lead(cb)).then(ca.cmp(&cb))
+}
+
+/// The length of the longest common prefix, compared eight bytes at a time
+/// (ids share long package prefixes).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let word = |s: &[u8], i: usize| u64::from_ne_bytes(s[i..i + 8].try_into().expect("eight bytes"));
+    let mut i = 0;
+    while i + 8 <= n && word(a, i) == word(b, i) {
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
 }
 
 /// The first UTF-16 code unit of a character.
@@ -41,9 +56,14 @@ pub fn sort_utf16<T: AsRef<str>>(items: &mut [T]) {
 
 /// Number of UTF-16 code units of a string (JavaScript `.length`).
 pub fn utf16_len(s: &str) -> usize {
-    // Every character starts with one non-continuation byte and takes one
-    // UTF-16 unit, except those of four UTF-8 bytes (lead byte ≥ 0xF0),
-    // which take two. Counting bytes vectorises; decoding characters does not.
+    // ASCII (most text, and most of the short pieces prompts are counted in)
+    // is one unit per byte. Otherwise every character starts with one
+    // non-continuation byte and takes one UTF-16 unit, except those of four
+    // UTF-8 bytes (lead byte ≥ 0xF0), which take two. Counting bytes
+    // vectorises; decoding characters does not.
+    if s.is_ascii() {
+        return s.len();
+    }
     s.bytes().map(|b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0)).sum()
 }
 
@@ -89,6 +109,17 @@ mod tests {
         #[test]
         fn agrees_with_encode_utf16(a in "\\PC{0,6}", b in "\\PC{0,6}") {
             prop_assert_eq!(cmp_utf16(&a, &b), reference(&a, &b));
+        }
+
+        #[test]
+        fn agrees_past_a_long_common_prefix(p in "\\PC{0,20}", a in "\\PC{0,4}", b in "\\PC{0,4}") {
+            let (a, b) = (format!("{p}{a}"), format!("{p}{b}"));
+            prop_assert_eq!(cmp_utf16(&a, &b), reference(&a, &b));
+        }
+
+        #[test]
+        fn utf16_length_of_any_text(s in "\\PC{0,30}") {
+            prop_assert_eq!(utf16_len(&s), s.encode_utf16().count());
         }
 
         #[test]
