@@ -1,6 +1,6 @@
 //! JSON text exactly as JavaScript's `JSON.stringify` writes it: the bytes the
-//! codegraph CLI hashes and exports. serde_json already escapes strings the
-//! same way (`"`, `\\`, control characters); numbers need JavaScript's layout.
+//! codegraph CLI hashes and exports. Strings escape `"`, `\\` and control
+//! characters, as serde_json does too; numbers need JavaScript's layout.
 
 use std::fmt::Write;
 
@@ -16,6 +16,16 @@ pub fn write_js_number(out: &mut String, n: f64) {
         out.push('0');
         return;
     }
+    // Integers below 2⁵³ print as their digits, as in JavaScript.
+    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        let _ = write!(out, "{}", n as i64);
+        return;
+    }
+    write_shortest(out, n);
+}
+
+/// The general case of [`write_js_number`] (finite, non-zero `n`).
+fn write_shortest(out: &mut String, n: f64) {
     // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`.
     let sci = format!("{:e}", n.abs());
     let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
@@ -63,6 +73,14 @@ pub fn write_js_string(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
+    // Most strings escape nothing: one pass without early exit (it
+    // vectorises) tells, and they are copied whole.
+    let plain_only = s.bytes().fold(true, |ok, b| ok & (b >= 0x20 && b != b'"' && b != b'\\'));
+    if plain_only {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut plain = 0;
     for (i, &b) in s.as_bytes().iter().enumerate() {
         let short = match b {
@@ -112,6 +130,17 @@ mod tests {
             (2.5e300, "2.5e+300"),
         ] {
             assert_eq!(js_number(n), js, "for {n:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn integers_print_as_the_general_form_does(i in -(1i64 << 53) + 1..(1i64 << 53)) {
+            let n = i as f64;
+            proptest::prop_assume!(n != 0.0);
+            let mut general = String::new();
+            write_shortest(&mut general, n);
+            proptest::prop_assert_eq!(js_number(n), general);
         }
     }
 
