@@ -12,8 +12,8 @@
 //! * A file that is missing, binary or refused (its path escapes the root)
 //!   gives an empty, `missing` slice and is recorded in [`SourceSlicer::misses`].
 
+use hashbrown::HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use sources::{SourceFile, SourceReader};

@@ -339,8 +339,9 @@ impl<'m> Corpus<'m> {
         self.graph.index_of(id).map(|i| self.graph.kind_id(i).to_string()).unwrap_or_else(|| "module".into())
     }
 
-    fn comments_of(&self, id: &str) -> Vec<String> {
-        let Some(i) = self.graph.index_of(id) else { return Vec::new() };
+    /// The comments of an entity (none without one).
+    fn comments_of(&self, entity: Option<u32>) -> Vec<String> {
+        let Some(i) = entity else { return Vec::new() };
         let e = self.graph.model().entity(i);
         if !e.has_trait(Trait::Comment) {
             return Vec::new();
@@ -415,11 +416,9 @@ impl<'m> Corpus<'m> {
             (None, "constructor") => d.name.as_deref().unwrap_or("constructor").to_owned(),
             (None, _) => op.id.to_string(),
         };
-        let module = self
-            .graph
-            .index_of(&op.id)
-            .and_then(|i| self.graph.containing_module(i))
-            .map(|m| self.graph.display_name(m).to_owned());
+        let entity = self.graph.index_of(&op.id);
+        let module =
+            entity.and_then(|i| self.graph.containing_module(i)).map(|m| self.graph.display_name(m).to_owned());
         MemberPack {
             id: op.id.to_string(),
             level: Some(Level::Operation),
@@ -428,7 +427,7 @@ impl<'m> Corpus<'m> {
             signature: op.signature.as_ref().map(|s| s.to_string()),
             containing_type: Some(d.name.as_deref().unwrap_or(&d.id).to_owned()),
             containing_module: module,
-            comments: self.comments_of(&op.id),
+            comments: self.comments_of(entity),
             annotations: op.annotations.iter().map(render_annotation).collect(),
             metrics: op.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
             entry_point: op.entry_point,
@@ -479,7 +478,8 @@ impl<'m> Corpus<'m> {
                 parts.push(self.summary_of(&op.id, records, no_children.clone()));
             }
         }
-        if let Some(i) = self.graph.index_of(&d.id) {
+        let entity = self.graph.index_of(&d.id);
+        if let Some(i) = entity {
             for &c in self.graph.children_of(i) {
                 let cid = self.graph.id(c);
                 if self.graph.has_trait(c, Trait::Type) && self.types.contains_key(cid.as_ref()) {
@@ -493,7 +493,7 @@ impl<'m> Corpus<'m> {
             kind: d.kind.to_string(),
             name: d.name.as_deref().unwrap_or(&d.id).to_owned(),
             containing_module: d.module.as_ref().map(|m| self.display_name(m)),
-            comments: self.comments_of(&d.id),
+            comments: self.comments_of(entity),
             annotations: d.annotations.iter().map(render_annotation).collect(),
             metrics: d.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
             stereotype: d.stereotype.map(str::to_owned),
@@ -540,7 +540,7 @@ impl<'m> Corpus<'m> {
             level: Some(Level::Module),
             kind: self.module_kind(&m.id),
             name: m.name.as_deref().unwrap_or(&m.id).to_owned(),
-            comments: self.comments_of(&m.id),
+            comments: self.comments_of(self.graph.index_of(&m.id)),
             imports: m
                 .imports
                 .iter()
