@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARTIFACTS, BASE_URL, launch } from './browser.mjs';
+import { launch } from './browser.mjs';
+import { open, shot, planned, replanned, chooseProvider, runAndConfirm, finished } from './app.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SLOW = process.env.E2E_MOCK_SLOW_URL;
@@ -22,54 +23,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/** A page in `context` that records uncaught errors and console errors. */
-async function open(context, path) {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
-  });
-  await page.goto(new URL(path, BASE_URL).href, { waitUntil: 'load' });
-  return { page, problems };
-}
-
-async function shot(page, name) {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-}
-
-async function planned(page) {
-  const status = page.locator('#plan-status[data-state="planned"]');
-  await status.waitFor({ timeout: 60_000 });
-  return status;
-}
-
-/** After a complete run: a new plan needs no call, and every unit is reused or templated. */
-async function replanned(page, units) {
-  const status = page.locator('#plan-status[data-state="planned"][data-calls="0"]');
-  await status.waitFor({ timeout: 30_000 });
-  const reused = Number(await status.getAttribute('data-reused'));
-  const templated = Number(await status.getAttribute('data-templated'));
-  assert.equal(reused + templated, units, `reused ${reused} + templated ${templated}`);
-}
-
-async function chooseProvider(page, kind, baseUrl) {
-  await page.selectOption('#provider-kind', kind);
-  if (baseUrl) await page.fill('#provider-base-url', baseUrl);
-}
-
-async function runAndConfirm(page) {
-  await page.click('#run-button');
-  await page.locator('#confirm').waitFor();
-  await page.click('#confirm-run');
-}
-
-async function finished(page, timeout = 120_000) {
-  const status = page.locator('#run-status[data-state="finished"], #run-status[data-state="aborted"], #run-status[data-state="stopped"]');
-  await status.waitFor({ timeout });
-  return status;
-}
 
 test('the demo: load, plan, estimate, run offline, download the side-car that the CLI exports identically', async () => {
   const context = await browser.newContext({ acceptDownloads: true });
@@ -132,6 +85,24 @@ test('the demo: load, plan, estimate, run offline, download the side-car that th
       execFileSync(CLI, ['explain', join(dir, 'model.jsonl'), '--export'], { stdio: 'pipe' });
       assert.equal(readFileSync(join(dir, 'model.insights.jsonl'), 'utf8'), text, 'byte-identical to the CLI export');
     }
+
+    // Delete the store (after the browser's confirmation): its records are gone.
+    page.once('dialog', (d) => d.accept());
+    await page.click('#stores tr.current .delete-store');
+    await page.locator('#store-status[data-records="0"]').waitFor({ timeout: 30_000 });
+    // Import the downloaded side-car: the records come back.
+    await page.setInputFiles('#pick-sidecar', pagePath);
+    await page.locator(`#store-status[data-records="${records}"]`).waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('#notice').innerText(), new RegExp(`imported ${records} records`));
+    // Importing over paid-for records asks first; keeping the store changes nothing.
+    await page.setInputFiles('#pick-sidecar', pagePath);
+    const ask = page.locator('#import-confirm');
+    await ask.waitFor();
+    assert.match(await ask.innerText(), new RegExp(`holds ${records} paid-for records`));
+    await shot(page, 'import-confirm');
+    await page.click('#cancel-import');
+    assert.match(await page.locator('#notice').innerText(), /nothing was imported/);
+    await replanned(page, units);
     assert.deepEqual(problems, []);
   } finally {
     await shot(page, 'demo-final');
@@ -200,7 +171,19 @@ test('a fatal provider status stops the run and says what to fix', { skip: !BROK
     assert.match(await aborted.innerText(), /status 402/);
     assert.match(await aborted.innerText(), /add credit/);
     assert.equal(await done.getAttribute('data-calls'), '3');
+    assert.equal(await done.getAttribute('data-failed'), '1');
     await shot(page, 'run-aborted');
+    // The account is fixed (the mock refuses only its third call): retry the failure, then run the rest.
+    await page.click('#retry-failed');
+    const retry = await planned(page);
+    assert.ok(Number(await retry.getAttribute('data-calls')) >= 1);
+    await runAndConfirm(page);
+    await page.locator('#run-status[data-state="finished"][data-failed="0"]').waitFor({ timeout: 60_000 });
+    await runAndConfirm(page);
+    await page.locator('#run-status[data-state="finished"][data-failed="0"]').waitFor({ timeout: 120_000 });
+    await page.click('#settings summary');
+    await page.click('#plan-button');
+    await replanned(page, 77);
   } finally {
     await context.close();
   }

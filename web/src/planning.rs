@@ -119,6 +119,29 @@ pub fn view(
     (view, PlanTable { rows })
 }
 
+/// What a scope may name: the corpus's modules, then its types (unit members
+/// of those levels), each in walk order.
+pub fn scope_candidates(corpus: &Corpus<'_>) -> Vec<String> {
+    let level = |l: insights::vocab::Level| {
+        corpus.walk.units.iter().filter(move |u| u.level == l).flat_map(|u| u.members.iter().cloned())
+    };
+    level(insights::vocab::Level::Module).chain(level(insights::vocab::Level::Type)).collect()
+}
+
+/// The candidates containing `text` (case-insensitive), at most `max`, and how many matched.
+pub fn suggest(candidates: &[String], text: &str, max: usize) -> (Vec<String>, u64) {
+    let needle = text.trim().to_lowercase();
+    let mut ids = Vec::new();
+    let mut matching = 0u64;
+    for c in candidates.iter().filter(|c| needle.is_empty() || c.to_lowercase().contains(&needle)) {
+        if ids.len() < max {
+            ids.push(c.clone());
+        }
+        matching += 1;
+    }
+    (ids, matching)
+}
+
 impl PlanTable {
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -201,6 +224,15 @@ mod tests {
         assert!(e.starts_with("scope: ") && e.contains("java:no.such/Thing"), "{e}");
         let retry = PlanSettings { retry_failed: true, ..PlanSettings::default() };
         assert!(plan(&corpus, &slicer, &NoRecords, &retry, &[]).unwrap_err().contains("no recorded failure"));
+        let candidates = scope_candidates(&corpus);
+        assert_eq!(candidates.len(), 3 + 19, "3 modules and 19 corpus types");
+        let (ids, matching) = suggest(&candidates, "MONEY", 20);
+        assert!(matching >= 1 && ids.iter().all(|i| i.to_lowercase().contains("money")), "{ids:?}");
+        let (ids, matching) = suggest(&candidates, "", 5);
+        assert_eq!((ids.len(), matching), (5, 22));
+        let scoped = PlanSettings { scope: vec![ids[0].clone()], ..PlanSettings::default() };
+        let (_, p) = plan(&corpus, &slicer, &NoRecords, &scoped, &[]).unwrap();
+        assert!(p.estimates.status(StepStatus::SkipScope) > 0, "a scope skips what it does not name");
         let capped = PlanSettings { max_calls: Some(5), ..PlanSettings::default() };
         let (_, p) = plan(&corpus, &slicer, &NoRecords, &capped, &[]).unwrap();
         assert_eq!(p.estimates.total.calls, 5);

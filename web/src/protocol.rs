@@ -13,6 +13,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The most scope suggestions sent at once.
+pub const MAX_SUGGESTIONS: usize = 20;
+
 /// Bumped whenever a message changes shape; page and worker must agree.
 pub const PROTOCOL_VERSION: u32 = 3;
 
@@ -46,6 +49,11 @@ pub enum ToWorker {
     PlanRows { query: RowQuery },
     /// Run the plan for real (after the page's confirmation).
     Run { request: RunRequest },
+    /// Ask the provider's model list for `model`'s prices; answered by [`FromWorker::ModelPrices`].
+    FetchPrices { provider: ProviderSettings, model: String },
+    /// Module and type ids containing `text` (for the scope picker); answered
+    /// by [`FromWorker::ScopeSuggestions`].
+    SuggestScope { text: String },
     /// Hold new calls (calls in flight finish).
     Pause,
     /// Let calls go again after [`ToWorker::Pause`].
@@ -93,6 +101,10 @@ pub enum FromWorker {
     PlanFailed { message: String },
     /// One page of the plan's table.
     PlanRows { page: RowPage },
+    /// `model`'s prices from the provider's model list (`None` with the reason when it lists none).
+    ModelPrices { model: String, prices: Option<Prices>, message: Option<String> },
+    /// Module and type ids for the scope picker (at most [`MAX_SUGGESTIONS`]), and how many matched.
+    ScopeSuggestions { text: String, ids: Vec<String>, matching: u64 },
     /// A run is under way (sent as units finish, at most every ~100 ms).
     RunProgress { progress: RunProgress },
     /// A run ended (finished, stopped, or refused by the provider).

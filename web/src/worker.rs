@@ -65,6 +65,8 @@ struct State {
     pool: Option<store::opfs::OpfsPool>,
     lock: Option<bool>,
     table: PlanTable,
+    /// Module and type ids a scope may name (from the last plan).
+    scope_ids: Vec<String>,
     running: bool,
 }
 
@@ -201,6 +203,12 @@ async fn handle(msg: ToWorker, data: JsValue) {
             if let Err(message) = run(request).await {
                 post(&FromWorker::RunFailed { message });
             }
+        }
+        ToWorker::FetchPrices { provider, model } => post(&fetch_prices(&provider, &model).await),
+        ToWorker::SuggestScope { text } => {
+            let (ids, matching) =
+                STATE.with(|s| planning::suggest(&s.borrow().scope_ids, &text, crate::protocol::MAX_SUGGESTIONS));
+            post(&FromWorker::ScopeSuggestions { text, ids, matching });
         }
         ToWorker::Pause => PAUSED.with(|p| p.set(true)),
         ToWorker::Resume => PAUSED.with(|p| p.set(false)),
@@ -720,7 +728,12 @@ fn plan(settings: &PlanSettings) -> Result<(), String> {
     drop(book);
     view.millis = now_ms() - started;
     view.wasm_memory_bytes = wasm_memory_bytes();
-    STATE.with(|s| s.borrow_mut().table = table);
+    let scope_ids = planning::scope_candidates(&corpus);
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.table = table;
+        s.scope_ids = scope_ids;
+    });
     post(&FromWorker::Planned { plan: view });
     Ok(())
 }
@@ -761,23 +774,53 @@ impl Completer for Controlled<'_> {
     }
 }
 
-fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, String> {
+/// The provider's configuration from the page's fields.
+fn provider_config(provider: &crate::protocol::ProviderSettings) -> Result<Option<llm::ProviderConfig>, String> {
     use crate::protocol::ProviderSettings as P;
-    if let Some(missing) = request.provider.missing() {
-        return Err(format!("the run needs {missing}"));
-    }
-    let choice = match &request.provider {
-        P::Demo => return Ok(Box::new(llm::demo::DemoCompleter)),
+    let choice = match provider {
+        P::Demo => return Ok(None),
         P::OpenRouter { .. } => llm::ProviderChoice::OpenRouter,
         P::CloudflareGateway { .. } => llm::ProviderChoice::CloudflareGateway,
         P::OpenaiCompatible { base_url, .. } => {
             llm::ProviderChoice::OpenAiCompatible { base_url: base_url.trim().to_owned() }
         }
     };
-    let provider = request.provider.clone();
-    let (config, _reason) =
-        llm::resolve_provider(&choice, &move |name| provider.env(name)).map_err(|e| e.to_string())?;
-    Ok(Box::new(llm::client(config)))
+    let fields = provider.clone();
+    let (config, _reason) = llm::resolve_provider(&choice, &move |name| fields.env(name)).map_err(|e| e.to_string())?;
+    Ok(Some(config))
+}
+
+async fn fetch_prices(provider: &crate::protocol::ProviderSettings, model: &str) -> FromWorker {
+    let answer = |prices: Option<crate::protocol::Prices>, message: Option<String>| FromWorker::ModelPrices {
+        model: model.to_owned(),
+        prices,
+        message,
+    };
+    let config = match provider {
+        // The list is public: a key is not needed to read OpenRouter's prices.
+        crate::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
+        other => provider_config(other),
+    };
+    let config = match config {
+        Ok(Some(c)) => c,
+        Ok(None) => return answer(Some(crate::protocol::Prices { input: 0.0, output: 0.0 }), None),
+        Err(e) => return answer(None, Some(e)),
+    };
+    match llm::prices::model_prices(&llm::DefaultTransport::default(), &config, model).await {
+        Ok(Some(p)) => answer(Some(crate::protocol::Prices { input: p.input, output: p.output }), None),
+        Ok(None) => answer(None, Some(format!("the provider lists no prices for {model}: type them"))),
+        Err(e) => answer(None, Some(format!("cannot read the provider's model list: {e}"))),
+    }
+}
+
+fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, String> {
+    if let Some(missing) = request.provider.missing() {
+        return Err(format!("the run needs {missing}"));
+    }
+    Ok(match provider_config(&request.provider)? {
+        Some(config) => Box::new(llm::client(config)),
+        None => Box::new(llm::demo::DemoCompleter),
+    })
 }
 
 async fn run(request: RunRequest) -> Result<(), String> {

@@ -23,8 +23,13 @@ impl Transport for FetchTransport {
             for (k, v) in &r.headers {
                 builder = builder.header(k, v);
             }
-            let request =
-                builder.body(r.body).map_err(|e| TransportError::new(format!("cannot build the request: {e}")))?;
+            // A GET (the model list) must not carry a body, not even an empty one.
+            let request = if r.body.is_empty() && matches!(r.method.as_str(), "GET" | "HEAD") {
+                builder.build()
+            } else {
+                builder.body(r.body)
+            }
+            .map_err(|e| TransportError::new(format!("cannot build the request: {e}")))?;
             let response = request
                 .send()
                 .await

@@ -17,6 +17,7 @@ pub mod client;
 pub mod demo;
 pub mod error;
 pub mod fake;
+pub mod prices;
 pub mod provider;
 pub mod retry;
 pub mod sleep;

@@ -175,7 +175,7 @@ fn cors(r: Response, req: &Request) -> Response {
     let allow =
         req.header("access-control-request-headers").unwrap_or("authorization, content-type, x-title").to_owned();
     r.with_header("Access-Control-Allow-Origin", "*")
-        .with_header("Access-Control-Allow-Methods", "POST, OPTIONS")
+        .with_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
         .with_header("Access-Control-Allow-Headers", &allow)
         .with_header("Access-Control-Expose-Headers", "retry-after")
         .with_header("Access-Control-Max-Age", "600")
@@ -184,6 +184,10 @@ fn cors(r: Response, req: &Request) -> Response {
 fn error_body(status: u16, message: &str) -> String {
     json!({"error": {"code": status, "message": message}}).to_string()
 }
+
+/// `GET …/models`: an OpenRouter-shaped model list with per-token prices
+/// (the default model at $0.15 / $0.60 per million tokens).
+pub const MODEL_LIST: &str = r#"{"data":[{"id":"openai/gpt-5.6-luna","pricing":{"prompt":"0.00000015","completion":"0.0000006"}},{"id":"mock/free","pricing":{"prompt":"0","completion":"0"}}]}"#;
 
 fn serve(mut stream: TcpStream, state: &State) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
@@ -196,6 +200,8 @@ fn serve(mut stream: TcpStream, state: &State) {
         Some(Response { status: 204, headers: vec![], body: String::new() })
     } else if req.method == "POST" && path.ends_with("/chat/completions") {
         chat(&req, &path, state)
+    } else if req.method == "GET" && path.ends_with("/models") {
+        Some(Response::json(200, MODEL_LIST.to_owned()))
     } else {
         Some(Response::json(404, error_body(404, &format!("no route for {} {path}", req.method))))
     };

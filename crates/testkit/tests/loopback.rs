@@ -287,16 +287,22 @@ fn cors_preflight() {
 }
 
 #[test]
-fn unknown_paths_and_stop() {
+fn the_model_list_unknown_paths_and_stop() {
     let mock = mock(&[]);
-    let r = block_on(transport().send(HttpRequest {
-        method: "GET".into(),
-        url: format!("{}/models", mock.url()),
-        headers: vec![],
-        body: String::new(),
-    }))
-    .unwrap();
-    assert_eq!(r.status, 404);
+    let get = |path: &str| {
+        block_on(transport().send(HttpRequest {
+            method: "GET".into(),
+            url: format!("{}{path}", mock.url()),
+            headers: vec![],
+            body: String::new(),
+        }))
+        .unwrap()
+    };
+    let models = get("/models");
+    assert_eq!(models.status, 200);
+    let prices = llm::prices::parse_prices(&models.body, insights::plan::DEFAULT_MODEL).unwrap().unwrap();
+    assert_eq!((prices.input, prices.output), (0.15, 0.6));
+    assert_eq!(get("/nothing/here").status, 404);
     let url = mock.url();
     mock.stop();
     let r = block_on(transport().send(HttpRequest::post_json(format!("{url}/chat/completions"), vec![], "{}".into())));

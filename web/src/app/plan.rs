@@ -64,6 +64,7 @@ fn Settings() -> impl IntoView {
                         prop:value=move || s.get().scope.join("\n")
                         on:change=move |ev| set(|s, v| s.scope = v.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(), event_target_value(&ev))></textarea>
                 </label>
+                <ScopePicker />
                 <label><input id="set-force" type="checkbox" prop:checked=move || s.get().force
                     on:change=move |ev| s.update(|s| s.force = event_target_checked(&ev)) />" Force: explain again what is already explained"</label>
                 <label><input id="set-retry" type="checkbox" prop:checked=move || s.get().retry_failed
@@ -71,6 +72,35 @@ fn Settings() -> impl IntoView {
                 <button id="plan-button" on:click=move |_| ui.plan() disabled=move || !matches!(ui.load.get(), Load::Loaded(_)) || ui.is_running()>"Plan"</button>
             </div>
         </details>
+    }
+}
+
+/// Find modules and types by name and add them to the scope.
+#[component]
+fn ScopePicker() -> impl IntoView {
+    let ui = expect_context::<Ui>();
+    view! {
+        <div class="scope-picker wide">
+            <label>"Add to the scope: "
+                <input id="scope-find" type="search" placeholder="a module or type name"
+                    on:input=move |ev| super::link::send(&crate::protocol::ToWorker::SuggestScope { text: event_target_value(&ev) }) />
+            </label>
+            <ul id="scope-suggestions">
+                {move || {
+                    let (ids, matching) = ui.suggestions.get();
+                    let more = matching.saturating_sub(ids.len() as u64);
+                    let items = ids.into_iter().map(|id| {
+                        let add = id.clone();
+                        view! {
+                            <li><button class="add-scope" on:click=move |_| ui.settings.update(|s| {
+                                if !s.scope.contains(&add) { s.scope.push(add.clone()); }
+                            })>"+"</button>" "<code>{id}</code></li>
+                        }
+                    }).collect::<Vec<_>>();
+                    view! { {items} {(more > 0).then(|| view! { <li class="hint">{format!("… and {more} more: type more of the name")}</li> })} }
+                }}
+            </ul>
+        </div>
     }
 }
 

@@ -189,6 +189,10 @@ fn Provider() -> impl IntoView {
             </Show>
             <label>"Price in ($/M tokens) " <input id="price-in" type="text" inputmode="decimal" prop:value=move || p.price_in.get() on:input=move |ev| p.price_in.set(event_target_value(&ev)) /></label>
             <label>"Price out ($/M tokens) " <input id="price-out" type="text" inputmode="decimal" prop:value=move || p.price_out.get() on:input=move |ev| p.price_out.set(event_target_value(&ev)) /></label>
+            <button id="fetch-prices" on:click=move |_| {
+                let model = ui.settings.get_untracked().model;
+                send(&ToWorker::FetchPrices { provider: provider_settings(&p), model });
+            }>"Prices from the provider"</button>
             <label>"Calls at once " <input id="concurrency" type="number" min="1" max="32" prop:value=move || p.concurrency.get() on:input=move |ev| p.concurrency.set(event_target_value(&ev)) /></label>
             <label>"Max output tokens " <input id="max-tokens" type="number" min="1" placeholder="provider default" prop:value=move || p.max_tokens.get() on:input=move |ev| p.max_tokens.set(event_target_value(&ev)) /></label>
         </div>

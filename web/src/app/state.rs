@@ -80,6 +80,8 @@ pub struct Ui {
     pub stores: RwSignal<Vec<StoreInfo>>,
     /// `?plan=1` or the demo: plan as soon as the store is open.
     pub auto_plan: RwSignal<bool>,
+    /// Scope picker: ids offered for the text typed, and how many matched.
+    pub suggestions: RwSignal<(Vec<String>, u64)>,
 }
 
 impl Ui {
@@ -113,6 +115,7 @@ impl Ui {
             notice: RwSignal::new(None),
             stores: RwSignal::new(Vec::new()),
             auto_plan: RwSignal::new(false),
+            suggestions: RwSignal::new((Vec::new(), 0)),
         };
         super::run::restore_provider(&ui.provider);
         ui
@@ -207,6 +210,18 @@ impl Ui {
             FromWorker::ImportFailed { message } => self.notice.set(Some(format!("nothing was imported: {message}"))),
             FromWorker::Stores { stores } => self.stores.set(stores),
             FromWorker::StoreFile { .. } => {}
+            FromWorker::ModelPrices { model, prices, message } => match prices {
+                Some(p) => {
+                    self.provider.price_in.set(format!("{}", p.input));
+                    self.provider.price_out.set(format!("{}", p.output));
+                    self.notice.set(Some(format!(
+                        "prices of {model} from the provider: ${} in, ${} out per million tokens",
+                        p.input, p.output
+                    )));
+                }
+                None => self.notice.set(message),
+            },
+            FromWorker::ScopeSuggestions { ids, matching, .. } => self.suggestions.set((ids, matching)),
         }
     }
 }

@@ -1,0 +1,53 @@
+// Steps of the page shared by the end-to-end tests.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ARTIFACTS, BASE_URL } from './browser.mjs';
+
+/** A page in `context` that records uncaught errors and console errors. */
+export async function open(context, path) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
+  });
+  await page.goto(new URL(path, BASE_URL).href, { waitUntil: 'load' });
+  return { page, problems };
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+export async function planned(page) {
+  const status = page.locator('#plan-status[data-state="planned"]');
+  await status.waitFor({ timeout: 60_000 });
+  return status;
+}
+
+/** After a complete run: a new plan needs no call, and every unit is reused or templated. */
+export async function replanned(page, units) {
+  const status = page.locator('#plan-status[data-state="planned"][data-calls="0"]');
+  await status.waitFor({ timeout: 30_000 });
+  const reused = Number(await status.getAttribute('data-reused'));
+  const templated = Number(await status.getAttribute('data-templated'));
+  assert.equal(reused + templated, units, `reused ${reused} + templated ${templated}`);
+}
+
+export async function chooseProvider(page, kind, baseUrl) {
+  await page.selectOption('#provider-kind', kind);
+  if (baseUrl) await page.fill('#provider-base-url', baseUrl);
+}
+
+export async function runAndConfirm(page) {
+  await page.click('#run-button');
+  await page.locator('#confirm').waitFor();
+  await page.click('#confirm-run');
+}
+
+export async function finished(page, timeout = 120_000) {
+  const status = page.locator('#run-status[data-state="finished"], #run-status[data-state="aborted"], #run-status[data-state="stopped"]');
+  await status.waitFor({ timeout });
+  return status;
+}
+
