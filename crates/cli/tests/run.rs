@@ -96,7 +96,7 @@ fn changing_one_method_re_explains_exactly_its_dependents() {
     let mut moved = std::collections::BTreeSet::new();
     moved.insert(start);
     for u in &corpus.walk.units {
-        if u.deps.iter().any(|d| moved.contains(d)) {
+        if u.deps.iter().any(|d| moved.contains(&**d)) {
             moved.insert(u.id.clone());
         }
     }

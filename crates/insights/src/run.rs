@@ -433,13 +433,13 @@ async fn run_step(
                 let missing: Vec<&str> = unit
                     .deps
                     .iter()
-                    .map(String::as_str)
+                    .map(|d| &**d)
                     .filter(|d| {
                         corpus.walk.unit(d).is_none_or(|du| du.members.iter().any(|m| records.fingerprint(m).is_none()))
                     })
                     .collect();
                 let planned: Vec<&str> =
-                    unit.deps.iter().map(|d| plan.fingerprints.get(d).map_or("", String::as_str)).collect();
+                    unit.deps.iter().map(|d| plan.fingerprints.get(&**d).map_or("", String::as_str)).collect();
                 let fingerprint = unit_fingerprint(unit, &pack, plan_options.depth, &step.model, &missing, &planned);
                 (pack, fingerprint)
             };

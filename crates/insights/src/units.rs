@@ -265,11 +265,10 @@ impl<'m> Corpus<'m> {
             push(node_of_id(&m.id), edges);
         }
         let c = analyzer::scc::condense(&successors);
-        let id_of = |k: u32| g.id(members[k as usize]);
         Walk::layer(
             &c.components,
             &c.successors,
-            |k| id_of(k).to_string(),
+            |k| g.id(members[k as usize]),
             |k| self.levels[members[k as usize] as usize].expect("every node is a unit member"),
         )
     }
@@ -300,7 +299,7 @@ impl<'m> Corpus<'m> {
         let failed_ids: HashSet<&str> = failed.iter().map(|&i| self.walk.units[i].id.as_str()).collect();
         let mut units = failed.clone();
         for (i, u) in self.walk.units.iter().enumerate() {
-            if u.deps.iter().any(|d| failed_ids.contains(d.as_str())) {
+            if u.deps.iter().any(|d| failed_ids.contains(&**d)) {
                 units.insert(i);
             }
         }
@@ -412,24 +411,24 @@ impl<'m> Corpus<'m> {
 
     fn operation_member(&self, op: &OperationFact, d: &TypeDossier, slicer: &SourceSlicer) -> MemberPack {
         let name = match (&op.name, &*op.kind) {
-            (Some(n), _) => n.to_string(),
+            (Some(n), _) => String::from(&**n),
             (None, "constructor") => d.name.as_deref().unwrap_or("constructor").to_owned(),
-            (None, _) => op.id.to_string(),
+            (None, _) => String::from(&*op.id),
         };
         let entity = self.graph.index_of(&op.id);
         let module =
             entity.and_then(|i| self.graph.containing_module(i)).map(|m| self.graph.display_name(m).to_owned());
         MemberPack {
-            id: op.id.to_string(),
+            id: String::from(&*op.id),
             level: Some(Level::Operation),
-            kind: op.kind.to_string(),
+            kind: String::from(&*op.kind),
             name,
-            signature: op.signature.as_ref().map(|s| s.to_string()),
+            signature: op.signature.as_deref().map(String::from),
             containing_type: Some(d.name.as_deref().unwrap_or(&d.id).to_owned()),
             containing_module: module,
             comments: self.comments_of(entity),
             annotations: op.annotations.iter().map(render_annotation).collect(),
-            metrics: op.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+            metrics: op.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (String::from(&**k), *v)).collect()),
             entry_point: op.entry_point,
             stereotype: None,
             source: op.anchor.as_ref().map(|a| slicer.slice(&a.file, (a.span[0], a.span[1]))),
@@ -488,14 +487,14 @@ impl<'m> Corpus<'m> {
             }
         }
         MemberPack {
-            id: d.id.to_string(),
+            id: String::from(&*d.id),
             level: Some(Level::Type),
-            kind: d.kind.to_string(),
+            kind: String::from(&*d.kind),
             name: d.name.as_deref().unwrap_or(&d.id).to_owned(),
             containing_module: d.module.as_ref().map(|m| self.display_name(m)),
             comments: self.comments_of(entity),
             annotations: d.annotations.iter().map(render_annotation).collect(),
-            metrics: d.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+            metrics: d.metrics.as_ref().map(|m| m.0.iter().map(|(k, v)| (String::from(&**k), *v)).collect()),
             stereotype: d.stereotype.map(str::to_owned),
             source: d.anchor.as_ref().map(|a| slicer.slice(&a.file, (a.span[0], a.span[1]))),
             fields: d
@@ -503,8 +502,8 @@ impl<'m> Corpus<'m> {
                 .iter()
                 .map(|f| FieldSummary {
                     name: f.name.as_deref().unwrap_or(&f.id).to_owned(),
-                    ty: f.declared_type_name.as_ref().map(|s| s.to_string()),
-                    type_kind: f.declared_type_kind.as_ref().map(|s| s.to_string()),
+                    ty: f.declared_type_name.as_deref().map(String::from),
+                    type_kind: f.declared_type_kind.as_deref().map(String::from),
                     external: f.declared_type_external,
                     value: f.value.as_ref().map(render_literal),
                     annotations: f.annotations.iter().map(render_annotation).collect(),
@@ -536,7 +535,7 @@ impl<'m> Corpus<'m> {
     fn module_member(&self, m: &ModuleFact, records: &dyn RecordSource) -> MemberPack {
         let no_children = Rc::new(Vec::new());
         MemberPack {
-            id: m.id.to_string(),
+            id: String::from(&*m.id),
             level: Some(Level::Module),
             kind: self.module_kind(&m.id),
             name: m.name.as_deref().unwrap_or(&m.id).to_owned(),

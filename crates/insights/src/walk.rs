@@ -3,6 +3,7 @@
 //! leaves first. Every dependency of `units[i]` comes before `i`.
 
 use crate::vocab::Level;
+use analyzer::Id;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -17,8 +18,9 @@ pub struct Unit {
     pub level: Level,
     /// Sorted member ids; two or more means a dependency cycle.
     pub members: Vec<String>,
-    /// Sorted ids of the units this one depends on.
-    pub deps: Vec<String>,
+    /// Sorted ids of the units this one depends on (shared with the graph,
+    /// not copied: a large model has hundreds of thousands).
+    pub deps: Vec<Id>,
     /// 0 without dependencies, else 1 + the deepest dependency's layer.
     pub layer: u32,
 }
@@ -68,10 +70,10 @@ impl Walk {
     /// `components[c]` are the sorted members of group c (groups sorted by
     /// first member), `successors[c]` the groups it depends on. `id_of` names
     /// a node's id, `level_of` a group's level from its first member.
-    pub fn layer(
+    pub fn layer<'i>(
         components: &[Vec<u32>],
         successors: &[Vec<u32>],
-        id_of: impl Fn(u32) -> String,
+        id_of: impl Fn(u32) -> &'i Id,
         level_of: impl Fn(u32) -> Level,
     ) -> Result<Walk, WalkError> {
         let n = components.len();
@@ -114,10 +116,10 @@ impl Walk {
             let mut deps: Vec<usize> = successors[c].iter().map(|&d| d as usize).collect();
             deps.sort_unstable_by_key(|&d| first(d));
             units.push(Unit {
-                id: id_of(first(c)),
+                id: String::from(&**id_of(first(c))),
                 level: level_of(first(c)),
-                members: components[c].iter().map(|&m| id_of(m)).collect(),
-                deps: deps.iter().map(|&d| id_of(first(d))).collect(),
+                members: components[c].iter().map(|&m| String::from(&**id_of(m))).collect(),
+                deps: deps.iter().map(|&d| id_of(first(d)).clone()).collect(),
                 layer: layer[c],
             });
             dep_units.push(deps.into_iter().map(|d| position[d]).collect());
@@ -193,27 +195,23 @@ impl Walk {
 mod tests {
     use super::*;
 
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
-
     /// The pinned example: class T with f0 → f1 → f2 in package P.
     #[test]
     fn pinned_example_layers_leaves_first() {
-        let ids = ["P", "T", "T.f0", "T.f1", "T.f2"]; // nodes 0..5, in id order
+        let ids: Vec<Id> = ["P", "T", "T.f0", "T.f1", "T.f2"].map(Id::from).to_vec(); // nodes 0..5, in id order
         let comps = vec![vec![0], vec![1], vec![2], vec![3], vec![4]];
         let succ = vec![vec![1], vec![2, 3, 4], vec![3], vec![4], vec![]];
-        let level = |node: u32| match ids[node as usize] {
+        let level = |node: u32| match &*ids[node as usize] {
             "P" => Level::Module,
             "T" => Level::Type,
             _ => Level::Operation,
         };
-        let w = Walk::layer(&comps, &succ, |node| ids[node as usize].to_owned(), level).unwrap();
+        let w = Walk::layer(&comps, &succ, |node| &ids[node as usize], level).unwrap();
         let layers: Vec<Vec<&str>> =
             w.layers.iter().map(|l| l.iter().map(|&i| w.units[i].id.as_str()).collect()).collect();
         assert_eq!(layers, vec![vec!["T.f2"], vec!["T.f1"], vec!["T.f0"], vec!["T"], vec!["P"]]);
-        assert_eq!(w.unit("T").unwrap().deps, s(&["T.f0", "T.f1", "T.f2"]));
-        assert_eq!(w.unit("P").unwrap().deps, s(&["T"]));
+        assert_eq!(w.unit("T").unwrap().deps, ids[2..].to_vec());
+        assert_eq!(w.unit("P").unwrap().deps, ids[1..2].to_vec());
         for (i, u) in w.units.iter().enumerate() {
             for (d, &di) in u.deps.iter().zip(w.dependency_indexes(i)) {
                 assert_eq!(w.unit_index(d), Some(di));
@@ -232,7 +230,8 @@ mod tests {
     fn a_cyclic_condensation_is_an_error_not_a_hang() {
         let comps = vec![vec![0], vec![1]];
         let succ = vec![vec![1], vec![0]];
-        let e = Walk::layer(&comps, &succ, |n| n.to_string(), |_| Level::Operation).unwrap_err();
+        let ids = [Id::from("a"), Id::from("b")];
+        let e = Walk::layer(&comps, &succ, |n| &ids[n as usize], |_| Level::Operation).unwrap_err();
         assert_eq!(e, WalkError { emitted: 0, total: 2 });
     }
 }

@@ -97,7 +97,7 @@ fn same_pack_same_bytes_and_dependencies_are_quoted() {
     assert_eq!(a, b);
 
     // A caller of bill quotes it: NOT EXPLAINED without a record, its description with one.
-    let unit = corpus.walk.units.iter().find(|u| u.deps.iter().any(|d| d == id)).expect("bill has a caller");
+    let unit = corpus.walk.units.iter().find(|u| u.deps.iter().any(|d| &**d == id)).expect("bill has a caller");
     let missing = render(&corpus.pack(unit, 1, &slicer, &NoRecords), 12);
     assert!(missing[0].user.contains(&format!("({id}): NOT EXPLAINED")), "{}", missing[0].user);
     let mut records = MemoryRecords::default();
@@ -257,7 +257,7 @@ proptest! {
         let target = format!("java:p/{owner}.m{changed}()");
         let mut moved = std::collections::HashSet::new();
         for u in &corpus.walk.units {
-            if u.members.contains(&target) || u.deps.iter().any(|d| moved.contains(d)) {
+            if u.members.contains(&target) || u.deps.iter().any(|d| moved.contains(&**d)) {
                 moved.insert(u.id.clone());
             }
         }
