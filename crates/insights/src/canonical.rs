@@ -102,8 +102,11 @@ impl Fields<'_> {
             self.out.push(',');
         }
         self.last = Some(key);
-        model::json::write_js_string(self.out, key);
-        self.out.push(':');
+        // Keys are our own identifiers: nothing in them needs escaping.
+        debug_assert!(key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\'), "{key} needs escaping");
+        self.out.push('"');
+        self.out.push_str(key);
+        self.out.push_str("\":");
         self.out
     }
     pub fn str(&mut self, key: &'static str, v: &str) {
