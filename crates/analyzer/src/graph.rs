@@ -385,9 +385,16 @@ impl Level {
     }
 }
 
-/// The containment walk for one level, for every entity: iterative, every
-/// node on a walked path memoized (O(V) in total). Never parses ids.
+/// The containment walk for one level, for every entity.
 fn fold_level(model: &Model, target: Trait) -> Vec<u32> {
+    nearest_self_or_ancestor(model, |i| model.entity(i).has_trait(target))
+}
+
+/// For every entity, the nearest self-or-ancestor (via `parent`) that
+/// `is_target` accepts; `u32::MAX` where there is none (a missing or
+/// dangling parent, a parent cycle). Iterative, every node on a walked path
+/// memoized (O(V) in total). Never parses ids.
+pub fn nearest_self_or_ancestor(model: &Model, is_target: impl Fn(u32) -> bool) -> Vec<u32> {
     const UNSET: u32 = NONE - 1;
     const ON_PATH: u32 = NONE - 2;
     let n = model.entity_count();
@@ -405,14 +412,13 @@ fn fold_level(model: &Model, target: Trait) -> Vec<u32> {
                 ON_PATH => break NONE, // a parent cycle
                 known => break known,
             }
-            let e = model.entity(cur);
-            if e.has_trait(target) {
+            if is_target(cur) {
                 memo[cur as usize] = cur;
                 break cur;
             }
             memo[cur as usize] = ON_PATH;
             path.push(cur);
-            match e.parent() {
+            match model.entity(cur).parent() {
                 Some(p) if p < n => cur = p,
                 _ => break NONE, // missing or dangling parent
             }
