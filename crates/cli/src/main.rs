@@ -8,6 +8,8 @@
 
 mod commands;
 mod input;
+mod output;
+mod sources;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -33,6 +35,8 @@ enum Command {
     Explain(Box<commands::explain::ExplainArgs>),
     /// Read what explain stored: a summary, a filtered list, one id's answer, owed failures or the run ledger.
     Insights(Box<commands::insights::InsightsArgs>),
+    /// Answer a question with a compact map: symbols with file:line, the call path, dispatch, dependents, explanations.
+    Explore(Box<commands::explore::ExploreArgs>),
 }
 
 /// How a command failed.
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Command::Model(cmd) => commands::model::run(cmd),
         Command::Explain(args) => commands::explain::run(*args),
         Command::Insights(args) => commands::insights::run(*args),
+        Command::Explore(args) => commands::explore::run(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

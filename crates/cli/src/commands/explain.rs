@@ -163,82 +163,7 @@ use insights::plan::{plan_run_observed, Models, PlanOptions, PlanPhase};
 use insights::report::{self, Prices};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
-use sources::{Archive, SourceFile, SourceReader};
 use std::time::{Duration, Instant};
-
-/// Source files under a directory on disk (the CLI's own reader).
-struct DirSources {
-    root: PathBuf,
-}
-
-impl SourceReader for DirSources {
-    fn read(&self, path: &str) -> SourceFile {
-        let rel = match sources::path::normalize(path) {
-            Ok(p) => p,
-            Err(why) => return SourceFile::Rejected(why),
-        };
-        match std::fs::read(self.root.join(rel)) {
-            Ok(bytes) => SourceFile::from_bytes(&bytes),
-            Err(_) => SourceFile::Missing,
-        }
-    }
-}
-
-/// Where source text comes from, and what to say about it.
-struct Src {
-    reader: Box<dyn SourceReader>,
-    /// A line for stderr describing the source (root, archive match, …).
-    note: Option<String>,
-}
-
-fn open_sources(args: &ExplainArgs, m: &model::Model, corpus: &Corpus) -> Result<Src, Failure> {
-    let Some(src) = &args.src else {
-        // The model's recorded root, relative to the working directory.
-        let root = PathBuf::from(&m.header().root);
-        if root.is_dir() {
-            return Ok(Src { reader: Box::new(DirSources { root }), note: None });
-        }
-        let note = format!(
-            "source root {} (the model's recorded root) was not found: planning from facts only; give --src DIR|ZIP|TAR.GZ to include source",
-            root.display()
-        );
-        return Ok(Src { reader: Box::new(sources::MemorySources::default()), note: Some(note) });
-    };
-    if src.is_dir() {
-        // A wrong root must not cost a run of prompts without source.
-        if let Some(probe) = corpus.probe_file() {
-            if !src.join(&probe).is_file() {
-                return Err(Failure::Usage(format!(
-                    "--src {}: the model's file {probe} is not there, so this is not the source root the model was extracted from\nhint: pass the directory that the model's anchors are relative to (the model recorded {:?})",
-                    src.display(),
-                    m.header().root
-                )));
-            }
-        }
-        return Ok(Src { reader: Box::new(DirSources { root: src.clone() }), note: None });
-    }
-    let bytes =
-        std::fs::read(src).map_err(|e| Failure::Usage(format!("--src {}: cannot be read: {e}", src.display())))?;
-    let name = src.display().to_string();
-    let mut archive = Archive::parse(&name, &bytes).map_err(|e| Failure::Usage(e.to_string()))?;
-    let paths: Vec<&str> = m.files().iter().map(String::as_str).collect();
-    let matched = archive.use_root(&paths);
-    if matched.matched == 0 {
-        return Err(Failure::Usage(format!(
-            "--src {name}: none of the model's {} files is in this archive\nhint: the archive must hold the sources the model was extracted from",
-            matched.total
-        )));
-    }
-    let root =
-        if matched.prefix.is_empty() { "the archive's top level".to_owned() } else { format!("{:?}", matched.prefix) };
-    let note = format!(
-        "source: {name} ({} files), root {root}: {} of the model's {} files found",
-        archive.len(),
-        matched.matched,
-        matched.total
-    );
-    Ok(Src { reader: Box::new(archive), note: Some(note) })
-}
 
 /// Prices, when both are given.
 fn prices(args: &ExplainArgs) -> Result<Option<Prices>, Failure> {
@@ -297,9 +222,13 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
             ))
         })?)
     };
-    let src = open_sources(&args, &m, &corpus)?;
-    if let Some(note) = &src.note {
-        eprintln!("{note}");
+    let src = crate::sources::open_sources(args.src.as_deref(), &m, corpus.probe_file())?;
+    match (&src.note, &src.reader) {
+        (Some(note), None) => {
+            eprintln!("{note}: planning from facts only; give --src DIR|ZIP|TAR.GZ to include source")
+        }
+        (Some(note), Some(_)) => eprintln!("{note}"),
+        (None, _) => {}
     }
     let models =
         Models { leaf: args.leaf_model.clone(), rollup: args.rollup_model.clone().unwrap_or(args.leaf_model.clone()) };
@@ -312,7 +241,7 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         max_calls: args.max_calls.map(u64::from),
         scope,
     };
-    let slicer = SourceSlicer::new(src.reader.as_ref(), args.max_lines);
+    let slicer = SourceSlicer::new(src.reader_or_empty(), args.max_lines);
     timings.end("sources");
     let mut spent = [Duration::ZERO; PlanPhase::ALL.len()];
     let mut last = Instant::now();
@@ -330,7 +259,7 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         }
     }
     let misses = slicer.miss_reasons();
-    if !misses.is_empty() && src.note.as_deref().is_none_or(|n| !n.contains("facts only")) {
+    if !misses.is_empty() && src.reader.is_some() {
         eprintln!(
             "{} source file(s) could not be read, so their units are planned without source; first: {} ({:?})",
             misses.len(),

@@ -6,8 +6,7 @@
 //! invocation. The model file is never opened; it only says which store.
 //! Nothing is written and a missing store is never created.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use insights::blocks::Block;
 use insights::record::{FailureRecord, InsightRecord, Usage};
@@ -17,7 +16,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use store::{InsightAnswer, InsightRow, Query, RunRow, Stats, Store};
 
+use crate::output::shell_word;
 use crate::Failure;
+use explore::visible;
 
 const SUMMARY_KIND: &str = "codegraph.insightsSummary/1";
 const LIST_KIND: &str = "codegraph.insightsList/1";
@@ -200,15 +201,6 @@ struct Location {
     explain_args: String,
 }
 
-fn shell_word(p: &Path) -> String {
-    let s = p.display().to_string();
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c)) {
-        s
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 fn default_model() -> PathBuf {
     let name = std::env::current_dir()
         .ok()
@@ -288,14 +280,8 @@ fn open(loc: &Location) -> Result<Store, Failure> {
 
 /// Writes the artifact to stdout; a closed pipe is not an error.
 fn emit(text: &str) -> Result<(), store::StoreError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("codegraph-insights: cannot write to stdout: {e}");
-            std::process::exit(1);
-        }
-        _ => Ok(()),
-    }
+    crate::output::emit(text);
+    Ok(())
 }
 
 fn json_line<T: Serialize>(value: &T) -> String {
@@ -321,15 +307,6 @@ fn one_line(s: &str) -> String {
 /// control characters are shown as symbols.
 fn block_text(s: &str) -> String {
     s.chars().map(|c| if c == '\n' || c == '\t' { c } else { visible(c) }).collect()
-}
-
-fn visible(c: char) -> char {
-    match c as u32 {
-        n @ 0x00..=0x1f => char::from_u32(0x2400 + n).expect("control pictures"),
-        0x7f => '\u{2421}',
-        0x80..=0x9f => '\u{fffd}',
-        _ => c,
-    }
 }
 
 fn first_line(s: &str) -> String {

@@ -1,4 +1,5 @@
 pub mod explain;
+pub mod explore;
 pub mod insights;
 pub mod model;
 pub mod run;

@@ -26,7 +26,12 @@ pub struct Paths {
 
 impl Paths {
     pub fn of(args: &ExplainArgs) -> Paths {
-        let sidecar = args.out.clone().unwrap_or_else(|| store::sidecar_path_for(&args.model));
+        Paths::for_model(&args.model, args.out.as_deref())
+    }
+
+    /// `<model>.insights.jsonl` (or `out`) and the store beside it.
+    pub fn for_model(model: &Path, out: Option<&Path>) -> Paths {
+        let sidecar = out.map(Path::to_owned).unwrap_or_else(|| store::sidecar_path_for(model));
         let store = store::store_path_for(&sidecar);
         Paths { sidecar, store }
     }
@@ -89,6 +94,32 @@ impl Existing {
             Existing::Store { failures, .. } => failures.clone(),
             Existing::Sidecar(sc, _) => sc.failures.clone(),
             Existing::Nothing => Vec::new(),
+        }
+    }
+
+    /// The header of the store or side-car: the models and depth records were made with.
+    pub fn header(&self) -> Result<Option<insights::record::SidecarHeader>, Failure> {
+        match self {
+            Existing::Store { store, .. } => store.store.header().map_err(store_error),
+            Existing::Sidecar(sc, _) => Ok(Some(sc.header.clone())),
+            Existing::Nothing => Ok(None),
+        }
+    }
+
+    /// Every record's `(id, description)`.
+    pub fn descriptions(&self) -> Result<Vec<(String, String)>, Failure> {
+        match self {
+            Existing::Store { store, .. } => Ok(store
+                .store
+                .query(&store::Query::default())
+                .map_err(store_error)?
+                .into_iter()
+                .map(|r| (r.id, r.description))
+                .collect()),
+            Existing::Sidecar(sc, _) => {
+                Ok(sc.records.iter().map(|r| (r.id.clone(), r.block.description().to_owned())).collect())
+            }
+            Existing::Nothing => Ok(Vec::new()),
         }
     }
 
