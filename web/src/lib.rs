@@ -3,12 +3,14 @@
 //! Pure (compiled and tested natively too):
 //! * [`protocol`]: the typed messages between page and Worker;
 //! * [`planning`]: settings → plan → the page's view and table of it;
-//! * [`progress`]: step events → the run's progress and report.
+//! * [`progress`]: step events → the run's progress and report;
+//! * [`insight`]: the three-way answer for one id, as the insight panel shows it.
 //!
 //! Browser only (wasm32):
 //! * `app`: the Leptos CSR page (renders, never holds the model);
 //! * `worker`: the dedicated Worker that holds the model, sources, plan, run and store.
 
+pub mod insight;
 pub mod planning;
 pub mod progress;
 pub mod protocol;

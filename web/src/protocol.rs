@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -72,6 +72,51 @@ pub enum ToWorker {
     DeleteStore { name: String },
     /// A store's SQLite file, as [`FromWorker::StoreFile`].
     ExportStore { name: String },
+    /// A window of the navigator's tree as it is expanded now.
+    NavRows { offset: u64, limit: u64, show_stubs: bool },
+    /// Expand a collapsed node or collapse an expanded one (then the page asks for rows again).
+    NavToggle { node: u32 },
+    /// Names and signatures containing `query` (capped at [`NAV_SEARCH_CAP`]).
+    NavSearch { query: String },
+    /// Select a node (by node or entity id): its ancestors are expanded; answered by
+    /// [`FromWorker::NavSelected`] or, for an id the model does not have, [`FromWorker::NavMissing`].
+    NavSelect { target: NavTarget, show_stubs: bool },
+    /// The selection's dependency rows, `limit` per role group.
+    NavDeps { node: u32, limit: u64 },
+    /// The neighbourhood of a node, or the module overview when `node` is `None`.
+    NavGraph { node: Option<u32> },
+    /// The per-level cycle report.
+    NavCycles,
+    /// Full-text search over the explanations in the store.
+    TextSearch { query: String },
+}
+
+/// What to select in the navigator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NavTarget {
+    Node(u32),
+    Id(String),
+}
+
+/// Search hits in the tree at most.
+pub const NAV_SEARCH_CAP: usize = 200;
+/// Dependency rows per role group per page.
+pub const NAV_DEPS_PAGE: u64 = 200;
+/// Nodes drawn in a graph at most.
+pub const NAV_GRAPH_NODES: usize = 120;
+
+/// One full-text hit among the explanations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextHitView {
+    pub id: String,
+    pub level: String,
+    pub name: Option<String>,
+    pub concept: Option<String>,
+    /// The matching text, the match between « and ».
+    pub snippet: String,
+    /// The navigator node of the id, when the model has it.
+    pub node: Option<u32>,
 }
 
 /// Worker -> Page.
@@ -80,49 +125,149 @@ pub enum ToWorker {
 pub enum FromWorker {
     /// The worker is running; sent unasked at start-up and as the answer to
     /// [`ToWorker::Hello`].
-    Ready { version: String, protocol: u32 },
+    Ready {
+        version: String,
+        protocol: u32,
+    },
     /// Something the page sent could not be handled.
-    Error { message: String },
+    Error {
+        message: String,
+    },
     /// Reading an input is under way: `bytes` of `total` (when known) read.
-    LoadProgress { input: Input, bytes: u64, total: Option<u64> },
+    LoadProgress {
+        input: Input,
+        bytes: u64,
+        total: Option<u64>,
+    },
     /// A model was read and is held by the worker.
-    ModelLoaded { summary: ModelSummary },
+    ModelLoaded {
+        summary: ModelSummary,
+    },
     /// A model could not be read; nothing of it is kept.
-    ModelFailed { error: LoadError },
+    ModelFailed {
+        error: LoadError,
+    },
     /// A source archive or folder was read and matched against the model.
-    SourceLoaded { summary: SourceSummary },
+    SourceLoaded {
+        summary: SourceSummary,
+    },
     /// A source archive or folder could not be used; the model stays loaded.
-    SourceFailed { message: String },
+    SourceFailed {
+        message: String,
+    },
     /// The store of the loaded model was opened (or could not be written).
-    StoreOpened { store: StoreStatus },
+    StoreOpened {
+        store: StoreStatus,
+    },
     /// The loaded model was planned.
-    Planned { plan: PlanView },
+    Planned {
+        plan: PlanView,
+    },
     /// The model could not be planned (none loaded, a bad setting, …).
-    PlanFailed { message: String },
+    PlanFailed {
+        message: String,
+    },
     /// One page of the plan's table.
-    PlanRows { page: RowPage },
+    PlanRows {
+        page: RowPage,
+    },
     /// `model`'s prices from the provider's model list (`None` with the reason when it lists none).
-    ModelPrices { model: String, prices: Option<Prices>, message: Option<String> },
+    ModelPrices {
+        model: String,
+        prices: Option<Prices>,
+        message: Option<String>,
+    },
     /// Module and type ids for the scope picker (at most [`MAX_SUGGESTIONS`]), and how many matched.
-    ScopeSuggestions { text: String, ids: Vec<String>, matching: u64 },
+    ScopeSuggestions {
+        text: String,
+        ids: Vec<String>,
+        matching: u64,
+    },
     /// A run is under way (sent as units finish, at most every ~100 ms).
-    RunProgress { progress: RunProgress },
+    RunProgress {
+        progress: RunProgress,
+    },
     /// A run ended (finished, stopped, or refused by the provider).
-    RunFinished { report: RunReport },
+    RunFinished {
+        report: RunReport,
+    },
     /// A run could not start (no model, a store error, a missing key, …).
-    RunFailed { message: String },
+    RunFailed {
+        message: String,
+    },
     /// The side-car, for the page to offer as a download.
-    Sidecar { file_name: String, text: String, records: u64 },
+    Sidecar {
+        file_name: String,
+        text: String,
+        records: u64,
+    },
     /// Importing would replace paid-for records: the page must ask first.
-    ImportNeedsConfirm { held: u64, incoming: u64, name: String },
+    ImportNeedsConfirm {
+        held: u64,
+        incoming: u64,
+        name: String,
+    },
     /// A side-car was imported into the store.
-    Imported { records: u64, failures: u64 },
+    Imported {
+        records: u64,
+        failures: u64,
+    },
     /// A side-car could not be imported; the store is unchanged.
-    ImportFailed { message: String },
+    ImportFailed {
+        message: String,
+    },
     /// The stores kept in this browser.
-    Stores { stores: Vec<StoreInfo> },
+    Stores {
+        stores: Vec<StoreInfo>,
+    },
     /// A store's SQLite file travels beside this message (key `bytes`).
-    StoreFile { name: String },
+    StoreFile {
+        name: String,
+    },
+    /// The navigator of the loaded model is built.
+    NavReady {
+        nodes: u64,
+        deps: u64,
+        millis: f64,
+    },
+    /// A window of the tree; `total` visible rows in all; `select` is the row of the selection, if visible.
+    NavRows {
+        offset: u64,
+        total: u64,
+        rows: Vec<navigator::TreeRow>,
+    },
+    NavSearch {
+        query: String,
+        result: navigator::SearchResult,
+    },
+    /// The selection: the node, its dependency view, its explanation, and its row in the tree.
+    NavSelected {
+        node: navigator::NodeView,
+        deps: navigator::DepView,
+        insight: crate::insight::InsightView,
+        row: Option<u64>,
+    },
+    /// The model has no such entity (a stale link).
+    NavMissing {
+        id: String,
+    },
+    NavDeps {
+        deps: navigator::DepView,
+    },
+    NavGraph {
+        graph: navigator::GraphView,
+    },
+    /// The cycle report, with the names of the members it lists.
+    NavCycles {
+        reports: Vec<navigator::CycleReport>,
+        names: Vec<(u32, String)>,
+    },
+    /// Full-text hits (`message` when the search could not run).
+    TextHits {
+        query: String,
+        hits: Vec<TextHitView>,
+        message: Option<String>,
+    },
 }
 
 /// Which input a [`FromWorker::LoadProgress`] is about.

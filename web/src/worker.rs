@@ -67,6 +67,11 @@ struct State {
     table: PlanTable,
     /// Module and type ids a scope may name (from the last plan).
     scope_ids: Vec<String>,
+    /// The navigator of the loaded model, and which of its nodes are expanded.
+    nav: Option<Rc<navigator::Navigator>>,
+    expanded: hashbrown::HashSet<u32>,
+    /// Why a record no longer matches the model (unit member id → reason), from the last plan.
+    stale: hashbrown::HashMap<String, String>,
     running: bool,
 }
 
@@ -229,6 +234,151 @@ async fn handle(msg: ToWorker, data: JsValue) {
                 post(&FromWorker::Error { message });
             }
         }
+        ToWorker::NavRows { offset, limit, show_stubs } => nav_rows(offset, limit, show_stubs),
+        ToWorker::NavToggle { node } => STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            if !s.expanded.remove(&node) {
+                s.expanded.insert(node);
+            }
+        }),
+        ToWorker::NavSearch { query } => {
+            if let Some(nav) = navigator() {
+                let result = nav.search(&query, crate::protocol::NAV_SEARCH_CAP);
+                post(&FromWorker::NavSearch { query, result });
+            }
+        }
+        ToWorker::NavSelect { target, show_stubs } => nav_select(target, show_stubs),
+        ToWorker::NavDeps { node, limit } => {
+            if let Some(nav) = navigator() {
+                post(&FromWorker::NavDeps { deps: nav.dependencies(node, 0, limit as usize) });
+            }
+        }
+        ToWorker::NavGraph { node } => {
+            if let Some(nav) = navigator() {
+                let max = crate::protocol::NAV_GRAPH_NODES;
+                let graph = match node {
+                    Some(n) => nav.neighbourhood(n, max),
+                    None => nav.module_overview(max),
+                };
+                post(&FromWorker::NavGraph { graph });
+            }
+        }
+        ToWorker::NavCycles => {
+            if let Some(nav) = navigator() {
+                let reports = nav.cycles();
+                let mut names: Vec<(u32, String)> = reports
+                    .iter()
+                    .flat_map(|r| r.components.iter().flat_map(|c| c.members.iter().copied()))
+                    .map(|m| (m, nav.node(m).name))
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                post(&FromWorker::NavCycles { reports, names });
+            }
+        }
+        ToWorker::TextSearch { query } => text_search(query),
+    }
+}
+
+// ---------------------------------------------------------------- the navigator
+
+fn navigator() -> Option<Rc<navigator::Navigator>> {
+    STATE.with(|s| s.borrow().nav.clone())
+}
+
+/// Builds the navigator of a model just read and tells the page.
+fn build_navigator(model: &model::Model) {
+    let started = now_ms();
+    let nav = navigator::Navigator::build(model);
+    let (nodes, deps) = (nav.len() as u64, nav.dep_count() as u64);
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.nav = Some(Rc::new(nav));
+        s.expanded.clear();
+        s.stale.clear();
+    });
+    post(&FromWorker::NavReady { nodes, deps, millis: now_ms() - started });
+}
+
+fn nav_rows(offset: u64, limit: u64, show_stubs: bool) {
+    let Some(nav) = navigator() else { return };
+    let (rows, total) =
+        STATE.with(|s| nav.rows(&s.borrow().expanded, show_stubs, offset as usize, limit.min(500) as usize));
+    post(&FromWorker::NavRows { offset, total: total as u64, rows });
+}
+
+/// The insight panel's answer for an entity id: the store's three-way
+/// answer, with the freshness of an explained record.
+fn insight_for(id: &str) -> crate::insight::InsightView {
+    let store = STATE.with(|s| s.borrow().store.clone());
+    let Some(store) = store else { return crate::insight::InsightView::Unknown { id: id.to_owned() } };
+    match store.answer_insight(id) {
+        Ok(answer) => {
+            let stale = STATE.with(|s| s.borrow().stale.get(id).cloned());
+            crate::insight::view_of(&answer, stale)
+        }
+        Err(_) => crate::insight::InsightView::Unknown { id: id.to_owned() },
+    }
+}
+
+fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
+    let Some(nav) = navigator() else { return };
+    let node = match target {
+        crate::protocol::NavTarget::Node(n) => Some(n).filter(|n| (*n as usize) < nav.len()),
+        crate::protocol::NavTarget::Id(ref id) => nav.node_of(id),
+    };
+    let Some(node) = node else {
+        if let crate::protocol::NavTarget::Id(id) = target {
+            post(&FromWorker::NavMissing { id });
+        }
+        return;
+    };
+    let row = STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.expanded.extend(nav.ancestors(node).into_iter().filter(|a| *a != node));
+        nav.row_index(&s.expanded, show_stubs, node)
+    });
+    let view = nav.node(node);
+    let insight = insight_for(&view.id);
+    let deps = nav.dependencies(node, 0, crate::protocol::NAV_DEPS_PAGE as usize);
+    post(&FromWorker::NavSelected { node: view, deps, insight, row: row.map(|r| r as u64) });
+}
+
+// TEMPORARY until the store's FTS lands: no hits.
+fn search_text(_store: &store::Store, _query: &str) -> Result<Vec<TmpHit>, String> {
+    Err("full-text search is not available yet".into())
+}
+struct TmpHit {
+    id: String,
+    level: String,
+    name: Option<String>,
+    concept: Option<String>,
+    snippet: String,
+}
+
+fn text_search(query: String) {
+    let store = STATE.with(|s| s.borrow().store.clone());
+    let Some(store) = store else {
+        post(&FromWorker::TextHits { query, hits: vec![], message: Some("no store is open in this tab".into()) });
+        return;
+    };
+    let nav = navigator();
+    match search_text(&store, &query) {
+        Ok(hits) => {
+            let hits = hits
+                .into_iter()
+                .map(|h| crate::protocol::TextHitView {
+                    node: nav.as_ref().and_then(|n| n.node_of(&h.id)),
+                    id: h.id,
+                    level: h.level,
+                    name: h.name,
+                    concept: h.concept,
+                    snippet: h.snippet,
+                })
+                .collect();
+            post(&FromWorker::TextHits { query, hits, message: None });
+        }
+        Err(e) => post(&FromWorker::TextHits { query, hits: vec![], message: Some(e.to_string()) }),
     }
 }
 
@@ -318,6 +468,9 @@ async fn model_read(answer: Result<(model::Model, ModelSummary), LoadError>) {
         s.source.clone()
     });
     post(&FromWorker::ModelLoaded { summary });
+    if let Some(model) = STATE.with(|s| s.borrow().loaded.as_ref().map(|l| l.model.clone())) {
+        build_navigator(&model);
+    }
     if let Some((source, name)) = previous {
         announce_source(source, name);
     }

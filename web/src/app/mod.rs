@@ -10,6 +10,7 @@
 mod keep;
 mod link;
 mod load;
+mod navigate;
 mod plan;
 mod run;
 mod state;
@@ -26,6 +27,7 @@ pub fn start() {
 fn App() -> impl IntoView {
     let ui = Ui::new();
     provide_context(ui);
+    navigate::watch_hash(ui);
     if let Err(e) = link::spawn(ui) {
         ui.status.set(format!("the worker failed to start: {e}"));
     }
@@ -38,10 +40,22 @@ fn App() -> impl IntoView {
                 </p>
                 <p id="worker-status" class="status" data-testid="worker-status">{move || ui.status.get()}</p>
             </header>
-            <load::LoadPanel />
-            <plan::PlanPanel />
-            <run::RunPanel />
-            <keep::KeepPanel />
+            <navigate::Tabs />
+            <div class="tab-body" class:hidden=move || ui.tab.get() != state::Tab::Explain>
+                <load::LoadPanel />
+                <plan::PlanPanel />
+                <run::RunPanel />
+                <keep::KeepPanel />
+            </div>
+            <Show when=move || ui.tab.get() == state::Tab::Navigate>
+                <navigate::NavigatePanel />
+            </Show>
+            <Show when=move || ui.tab.get() == state::Tab::Graph>
+                <navigate::GraphPanel />
+            </Show>
+            <Show when=move || ui.tab.get() == state::Tab::Cycles>
+                <navigate::CyclesPanel />
+            </Show>
         </main>
     }
 }

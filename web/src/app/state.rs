@@ -82,6 +82,17 @@ pub struct Ui {
     pub auto_plan: RwSignal<bool>,
     /// Scope picker: ids offered for the text typed, and how many matched.
     pub suggestions: RwSignal<(Vec<String>, u64)>,
+    pub tab: RwSignal<Tab>,
+    pub nav: super::navigate::NavState,
+}
+
+/// The page's tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Explain,
+    Navigate,
+    Graph,
+    Cycles,
 }
 
 impl Ui {
@@ -116,6 +127,8 @@ impl Ui {
             stores: RwSignal::new(Vec::new()),
             auto_plan: RwSignal::new(false),
             suggestions: RwSignal::new((Vec::new(), 0)),
+            tab: RwSignal::new(Tab::Explain),
+            nav: super::navigate::NavState::new(),
         };
         super::run::restore_provider(&ui.provider);
         ui
@@ -191,7 +204,10 @@ impl Ui {
             }
             FromWorker::PlanFailed { message } => self.planning.set(Planning::Failed(message)),
             FromWorker::PlanRows { page } => self.rows.set(Some(page)),
-            FromWorker::RunProgress { progress } => self.running.set(Running::Going(progress)),
+            FromWorker::RunProgress { progress } => {
+                self.running.set(Running::Going(progress));
+                super::navigate::on_progress(*self);
+            }
             FromWorker::RunFinished { report } => {
                 self.running.set(Running::Finished(report));
                 self.settings.update(|s| s.retry_failed = false);
@@ -222,6 +238,15 @@ impl Ui {
                 None => self.notice.set(message),
             },
             FromWorker::ScopeSuggestions { ids, matching, .. } => self.suggestions.set((ids, matching)),
+            FromWorker::NavReady { .. }
+            | FromWorker::NavRows { .. }
+            | FromWorker::NavSearch { .. }
+            | FromWorker::NavSelected { .. }
+            | FromWorker::NavMissing { .. }
+            | FromWorker::NavDeps { .. }
+            | FromWorker::NavGraph { .. }
+            | FromWorker::NavCycles { .. }
+            | FromWorker::TextHits { .. } => super::navigate::apply(*self, msg),
         }
     }
 }
