@@ -152,19 +152,43 @@ impl Gatherer<'_, '_> {
             return simple == Some(text);
         }
         let e = self.graph.entity(i);
-        q == text || q.ends_with(&format!(".{text}")) || format!("{}.{q}", e.module_path()).ends_with(text)
+        q == text
+            || q.ends_with(&format!(".{text}"))
+            || format!(".{}.{q}", e.module_path()).ends_with(&format!(".{text}"))
     }
 
     fn definitions(&self, t: &NameToken) -> Vec<u32> {
         let lower = t.text.to_lowercase();
-        let all = if lower.contains('.') { self.index.by_qualified(&lower) } else { self.index.by_name(&lower) };
+        let all: Vec<u32> = if lower.contains('.') {
+            // `com.acme.Order.total`: the longest suffix the index knows
+            // (module paths are not part of symbols' keys), then checked whole.
+            let mut key = lower.as_str();
+            let hits = loop {
+                let hits = if key.contains('.') { self.index.by_qualified(key) } else { self.index.by_name(key) };
+                match key.split_once('.') {
+                    Some((_, rest)) if hits.is_empty() => key = rest,
+                    _ => break hits,
+                }
+            };
+            if key.len() == lower.len() {
+                hits.to_vec()
+            } else {
+                let module_qualified = |i: u32| {
+                    let e = self.graph.entity(i);
+                    format!(".{}.{}", e.module_path(), qualified_name(self.graph, i)).to_lowercase()
+                };
+                hits.iter().copied().filter(|&i| module_qualified(i).ends_with(&format!(".{lower}"))).collect()
+            }
+        } else {
+            self.index.by_name(&lower).to_vec()
+        };
         let exact: Vec<u32> = all.iter().copied().filter(|&i| self.spelled(i, &t.text)).collect();
         if !t.precise {
             // A capitalized prose word names a type only when spelled exactly.
             return exact.into_iter().filter(|&i| self.index.class(i) == Some(Class::Type)).collect();
         }
         if exact.is_empty() {
-            all.to_vec()
+            all
         } else {
             exact
         }

@@ -64,7 +64,9 @@ pub struct ExploreIndex {
     owner: Vec<u32>,
     /// Lowercase simple name → symbols.
     names: Postings,
-    /// Lowercase dotted suffixes of qualified names (two segments or more) → symbols.
+    /// Lowercase dotted suffixes of qualified names (two segments or more;
+    /// a module's whole path) → symbols. A module-qualified question
+    /// (`com.acme.Order.total`) is looked up by its suffixes.
     qualified: Postings,
     name_terms: Postings,
     signature_terms: Postings,
@@ -179,10 +181,6 @@ impl ExploreIndex {
             }
             if lq.contains('.') {
                 push_distinct(&mut index.qualified, &lq, i);
-            }
-            if class != Class::Module {
-                let full = format!("{}.{lq}", e.module_path().to_lowercase());
-                push_distinct(&mut index.qualified, &full, i);
             }
             // Terms of the name.
             terms.clear();

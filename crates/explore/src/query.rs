@@ -245,7 +245,9 @@ impl Reader {
             Some(at) => name[..at].to_owned(),
             None => name,
         };
-        if identifier_shaped(&name) {
+        // `e.g.`, `i.e.`: prose, not a qualified name.
+        let abbreviation = name.contains('.') && name.split('.').all(|s| s.chars().count() <= 1);
+        if identifier_shaped(&name) && !abbreviation {
             let first_upper = name.starts_with(char::is_uppercase);
             let inner_upper = name.chars().skip(1).any(char::is_uppercase);
             let precise = forced
@@ -330,6 +332,7 @@ mod tests {
             [AnchorToken { text: "Fleet.java:40".into(), path: "Fleet.java".into(), start: 40, end: 40 }]
         );
         assert_eq!(p.words.iter().map(|w| w.lower.as_str()).collect::<Vec<_>>(), ["reach"]);
+        assert!(parse("prices, e.g. rates").names.is_empty());
     }
 
     #[test]

@@ -24,6 +24,10 @@ fn exact_and_qualified_names_resolve() {
     // `finish` is requested as a member of the named `RentalService`, right after it.
     assert_eq!(requested(&map), ["RentalService", "RentalService.finish", "Rental.finish", "Station.dock"]);
     assert!(map.summary.not_found.is_empty());
+    let map = ask("com.pedalpoint.rental.RentalService.finish or pedalpoint.billing.Invoice");
+    assert_eq!(requested(&map), ["RentalService.finish", "Invoice"]);
+    let map = ask("org.other.RentalService.finish");
+    assert_eq!(map.summary.not_found, ["org.other.RentalService.finish"]);
     let map = ask("NoSuchThing.atAll and RentalService");
     assert_eq!(map.summary.not_found, ["NoSuchThing.atAll"]);
     assert!(map.to_markdown().contains("Not found in the model: `NoSuchThing.atAll`."));
