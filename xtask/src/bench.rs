@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+mod explore;
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -47,6 +49,17 @@ enum Bench {
         /// Give up on the browser run after this many seconds.
         #[arg(long, default_value_t = 900)]
         timeout: u64,
+    },
+    /// Explore natively (release): the name index built for a model, maps
+    /// answered for questions picked from it, and on the demo corpus the
+    /// size of a map against snippets and source for the same questions.
+    Explore {
+        /// The model (e.g. from `cargo xtask synth`).
+        #[arg(long)]
+        model: PathBuf,
+        /// Index builds and answers per question; the best and the median are printed.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
     },
     /// Side-car import (read + decode + store.import into a fresh store) and
     /// export (store → file) at BroadleafCommerce scale, in a release build:
@@ -92,6 +105,7 @@ pub fn run(args: Args) -> crate::Result {
             }
             plan_in_browser(&model, runs.clamp(1, 3), timeout)
         }
+        Bench::Explore { model, runs } => explore::run(&model, runs.max(1)),
         Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
         Bench::Run { model, concurrency } => run_loop(&model, concurrency),
     }
