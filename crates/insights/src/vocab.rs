@@ -24,8 +24,9 @@ pub const INSIGHT_ANSWER_KIND: &str = "codegraph.insight/1";
 pub const FATAL_STATUSES: [u16; 3] = [401, 402, 403];
 /// SQLite `application_id` of the store: "CGI1".
 pub const INSIGHTS_APPLICATION_ID: u32 = 0x4347_4931;
-/// SQLite `user_version` of the store.
-pub const INSIGHTS_DB_VERSION: u32 = 1;
+/// SQLite `user_version` of the store: the length of its migration ladder
+/// (1: the tables of §16.3; 2: full-text search over explanations).
+pub const INSIGHTS_DB_VERSION: u32 = 2;
 /// Ids per batched store read.
 pub const GET_CHUNK: usize = 500;
 

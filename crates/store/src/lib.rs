@@ -19,6 +19,10 @@
 //! holds a Web Lock per store and closes what a killed tab left open with
 //! [`Store::close_open_runs`]. [`opfs`] lists, exports, imports and deletes
 //! the stores kept in the browser.
+//!
+//! Explanations are searchable as text ([`Store::search_text`]): an FTS5
+//! index over every record, kept by triggers in the transaction that writes
+//! the record.
 
 mod book;
 mod error;
@@ -30,6 +34,7 @@ mod paths;
 mod process;
 mod read;
 mod rows;
+mod search;
 mod store;
 
 pub use book::StoreBook;
@@ -39,6 +44,7 @@ pub use paths::{is_store_name, sidecar_path_for, store_name_for, store_path_for,
 #[cfg(not(target_arch = "wasm32"))]
 pub use process::is_process_alive;
 pub use read::{ByLevel, ByOrigin, InsightAnswer, InsightRow, Query, RunCounts, RunModels, RunRow, Stats};
+pub use search::{match_queries, TextHit};
 pub use store::{BeginRun, ExportStamp, FinishRun, OpenRun, RunHandle, Store};
 
 /// Re-exported so callers can run ad-hoc SQL on [`Store::connection`].

@@ -87,6 +87,81 @@ CREATE TABLE failure (
   run_id INTEGER REFERENCES run(id)
 );
 "#,
+    // 1 → 2: full-text search over explanations: an FTS5 index whose
+    // content is the view `insight_text_source` (rowid = the record's rowid;
+    // the text is not stored twice). The view is the one definition of what
+    // is indexed: the id, the name, the concept (an operation's owner unless
+    // unknown, a type's concept, a module's bounded-context hint), the
+    // description, every other string of the block (`body`), and the name,
+    // id and concept cut before each ASCII capital (`words`:
+    // `PriceCalculator` also as `Price Calculator`). Triggers keep the index in the statement
+    // that writes a record, so in its transaction, whoever writes (ad-hoc
+    // SQL too): before a row changes or goes, its old text is taken out;
+    // after it is written, its new text is put in. Unless the meta row
+    // `textIndexPaused` exists: an import writes it inside its transaction,
+    // empties the index, writes every row, indexes them all in one statement
+    // and removes it (FTS5 writes its pending index at every statement's
+    // savepoint: row by row, an import took several times as long). The
+    // records the store already holds are indexed the same way (FTS5's
+    // `rebuild` cannot read this view: inside it SQLite 3.54 finds no
+    // `json_tree`).
+    r#"
+CREATE VIEW insight_text_source (rid, id, name, concept, description, body, words) AS
+SELECT rid, id, name, concept, description, body,
+  replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(
+  replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(
+    name || ' ' || id || ' ' || concept,
+    'A', ' A'), 'B', ' B'), 'C', ' C'), 'D', ' D'), 'E', ' E'), 'F', ' F'), 'G', ' G'),
+    'H', ' H'), 'I', ' I'), 'J', ' J'), 'K', ' K'), 'L', ' L'), 'M', ' M'), 'N', ' N'),
+    'O', ' O'), 'P', ' P'), 'Q', ' Q'), 'R', ' R'), 'S', ' S'), 'T', ' T'), 'U', ' U'),
+    'V', ' V'), 'W', ' W'), 'X', ' X'), 'Y', ' Y'), 'Z', ' Z')
+FROM (
+  SELECT i.rowid AS rid, i.id AS id, coalesce(i.name, '') AS name,
+    coalesce(CASE i.level
+      WHEN 0 THEN nullif(i.block ->> '$.owner', 'unknown')
+      WHEN 1 THEN i.concept
+      ELSE i.block ->> '$.boundedContextHint.name'
+    END, '') AS concept,
+    coalesce(i.block ->> '$.description', '') AS description,
+    coalesce((SELECT group_concat(t.value, ' ') FROM json_tree(i.block) AS t
+      WHERE t.type = 'text'
+        AND t.fullkey NOT IN ('$.description', '$.owner', '$.concept', '$.boundedContextHint.name')), '') AS body
+  FROM insight AS i
+);
+
+CREATE VIRTUAL TABLE insight_text USING fts5(
+  id, name, concept, description, body, words,
+  content = 'insight_text_source', content_rowid = 'rid',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER insight_text_insert AFTER INSERT ON insight
+  WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'textIndexPaused') BEGIN
+  INSERT INTO insight_text (rowid, id, name, concept, description, body, words)
+    SELECT * FROM insight_text_source WHERE rid = new.rowid;
+END;
+
+CREATE TRIGGER insight_text_unindex BEFORE UPDATE OF id, level, name, block ON insight
+  WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'textIndexPaused') BEGIN
+  INSERT INTO insight_text (insight_text, rowid, id, name, concept, description, body, words)
+    SELECT 'delete', * FROM insight_text_source WHERE rid = old.rowid;
+END;
+
+CREATE TRIGGER insight_text_update AFTER UPDATE OF id, level, name, block ON insight
+  WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'textIndexPaused') BEGIN
+  INSERT INTO insight_text (rowid, id, name, concept, description, body, words)
+    SELECT * FROM insight_text_source WHERE rid = new.rowid;
+END;
+
+CREATE TRIGGER insight_text_delete BEFORE DELETE ON insight
+  WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'textIndexPaused') BEGIN
+  INSERT INTO insight_text (insight_text, rowid, id, name, concept, description, body, words)
+    SELECT 'delete', * FROM insight_text_source WHERE rid = old.rowid;
+END;
+
+INSERT INTO insight_text (rowid, id, name, concept, description, body, words)
+  SELECT * FROM insight_text_source;
+"#,
 ];
 
 const _: () = assert!(MIGRATIONS.len() == INSIGHTS_DB_VERSION as usize);

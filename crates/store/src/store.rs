@@ -395,6 +395,7 @@ impl Store {
         let header = encode_header(&sidecar.header);
         let eof = sidecar.trailer.as_ref().map(encode_trailer);
         let tx = self.conn.unchecked_transaction().map_err(self.sql(op))?;
+        crate::search::pause_text_index(&tx).map_err(self.sql(op))?;
         tx.execute_batch("DELETE FROM insight; DELETE FROM failure;").map_err(self.sql(op))?;
         {
             let mut put = tx.prepare(&rows::upsert_sql("insight", rows::INSIGHT_COLUMNS)).map_err(self.sql(op))?;
@@ -406,6 +407,7 @@ impl Store {
                 put.execute(rusqlite::params_from_iter(row.params())).map_err(self.sql(op))?;
             }
         }
+        crate::search::index_all_text(&tx).map_err(self.sql(op))?;
         Self::set_meta(&tx, "header", &header).map_err(self.sql(op))?;
         match &eof {
             Some(eof) => Self::set_meta(&tx, "eof", eof).map_err(self.sql(op))?,

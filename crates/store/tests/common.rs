@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use insights::blocks::{Block, BoundedContextHint};
 use insights::record::{FailureReason, FailureRecord, InsightRecord, SidecarHeader, Trailer, TrailerCounts, Usage};
-use insights::sidecar::synth;
+use insights::sidecar::{decode_block, synth, Sidecar};
 use insights::vocab::{DomainConcept, FailureKind, Level, OperationOwner};
+use serde_json::json;
 
 /// A fresh directory under the system temp dir, removed on drop.
 #[cfg(not(target_arch = "wasm32"))]
@@ -133,4 +134,82 @@ pub fn trailer(records: u64, failed: u64) -> Trailer {
         usage: Usage { prompt_tokens: 100, completion_tokens: 20, cost: Some(0.001) },
         generated_at: "2025-06-01T12:00:00.000Z".into(),
     }
+}
+
+/// A record whose block holds only what is given (no synthetic words).
+pub fn plain(id: &str, level: Level, name: &str, description: &str, extra: serde_json::Value) -> InsightRecord {
+    let mut block = match level {
+        Level::Operation => json!({"name": name, "description": description, "safe": true, "idempotent": null,
+            "owner": "unknown", "handlesCommand": null, "emits": [], "preconditions": [], "postconditions": [],
+            "invariantsEnforced": [], "usesSpi": [], "domainTerms": [], "confidence": 0.8}),
+        Level::Type => json!({"name": name, "description": description, "concept": "entity", "eventKind": null,
+            "interfaceRole": null, "aggregateRoot": null, "containedIn": null, "syncPattern": null, "identity": null,
+            "fields": [], "invariants": [], "stateMachine": null, "relatesTo": [], "exposes": [], "dependsOn": [],
+            "domainTerms": [], "confidence": 0.5}),
+        Level::Module => json!({"name": name, "description": description, "apis": [], "spis": [], "dependsOn": [],
+            "concepts": [], "boundedContextHint": null, "sharedKernelHint": null, "ubiquitousLanguage": [],
+            "confidence": 0.5}),
+    };
+    for (k, v) in extra.as_object().unwrap() {
+        block[k] = v.clone();
+    }
+    let mut r = rec(id, level);
+    r.name = Some(name.to_owned());
+    r.block = decode_block(level, &block.to_string()).unwrap();
+    r
+}
+
+/// The small shop the search tests search.
+pub fn shop() -> Vec<InsightRecord> {
+    vec![
+        plain(
+            "java:shop/PriceCalculator.quote(Cart)",
+            Level::Operation,
+            "quote",
+            "Decides the final price of a cart: applies every discount, then the sales tax.",
+            json!({"owner": "domainService", "domainTerms": ["discount", "tax"]}),
+        ),
+        plain(
+            "java:shop/Cart.add(Item)",
+            Level::Operation,
+            "add",
+            "Adds an item to the cart and keeps its lines sorted.",
+            json!({"preconditions": [{"name": "inStock", "predicate": "the item is in stock",
+                "violationReason": "nothing left to sell"}]}),
+        ),
+        plain(
+            "java:shop/Cart",
+            Level::Type,
+            "Cart",
+            "What a customer intends to buy, line by line.",
+            json!({"concept": "aggregate", "domainTerms": ["basket"]}),
+        ),
+        plain(
+            "java:shop/Receipt",
+            Level::Type,
+            "Receipt",
+            "A printed record of a finished sale. Prices are copied so later price changes do not alter it.",
+            json!({"concept": "valueType"}),
+        ),
+        plain(
+            "java:shop",
+            Level::Module,
+            "shop",
+            "The checkout: carts, quotes and receipts.",
+            json!({"boundedContextHint": {"name": "Checkout", "rationale": "one language of selling"}}),
+        ),
+    ]
+}
+
+pub fn sidecar_of(records: Vec<InsightRecord>) -> Sidecar {
+    let mut records = records;
+    records.sort_by(insights::sidecar::record_order);
+    Sidecar { header: header(), records, failures: vec![], trailer: None, truncated: true }
+}
+
+/// Column `column` of every row `sql` returns, as text.
+pub fn texts(conn: &store::rusqlite::Connection, sql: &str, column: usize) -> Vec<String> {
+    let mut stmt = conn.prepare(sql).unwrap();
+    let rows = stmt.query_map([], |r| r.get(column)).unwrap();
+    rows.collect::<Result<_, _>>().unwrap()
 }

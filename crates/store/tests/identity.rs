@@ -57,7 +57,20 @@ fn an_empty_file_is_migrated_by_a_writer() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(tables, ["failure", "insight", "meta", "run"]);
+    assert_eq!(
+        tables,
+        [
+            "failure",
+            "insight",
+            "insight_text",
+            "insight_text_config",
+            "insight_text_data",
+            "insight_text_docsize",
+            "insight_text_idx",
+            "meta",
+            "run"
+        ]
+    );
     let indexes: Vec<String> = s
         .connection()
         .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
@@ -68,7 +81,7 @@ fn an_empty_file_is_migrated_by_a_writer() {
         .unwrap();
     assert_eq!(indexes, ["insight_concept", "insight_run"]);
     s.close().unwrap();
-    assert_eq!(pragma(&path, "user_version"), 1);
+    assert_eq!(pragma(&path, "user_version"), INSIGHTS_DB_VERSION as i64);
     assert_eq!(pragma(&path, "application_id"), INSIGHTS_APPLICATION_ID as i64);
 }
 
@@ -79,10 +92,14 @@ fn a_newer_store_is_refused_and_its_bytes_are_unchanged() {
     let s = Store::open_writer(&path).unwrap();
     s.begin_run(&store::BeginRun { header: header(), started_at: "t0".into(), pid: None }).unwrap();
     s.close().unwrap();
-    Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 2").unwrap();
+    let newer = INSIGHTS_DB_VERSION + 1;
+    Connection::open(&path).unwrap().execute_batch(&format!("PRAGMA user_version = {newer}")).unwrap();
     let before = bytes(&path);
     for err in [Store::open_writer(&path).err().unwrap(), Store::open_reader(&path).err().unwrap()] {
-        assert!(matches!(err, StoreError::Newer { version: 2, current: 1, .. }), "{err:?}");
+        assert!(
+            matches!(err, StoreError::Newer { version, current: INSIGHTS_DB_VERSION, .. } if version == newer),
+            "{err:?}"
+        );
         let text = err.to_string();
         assert!(text.contains("newer") && text.contains("m.insights.db"), "{text}");
     }
@@ -137,7 +154,7 @@ fn readers_refuse_empty_missing_and_older_stores() {
     Store::open_writer(&older).unwrap().close().unwrap();
     Connection::open(&older).unwrap().execute_batch("PRAGMA user_version = 0").unwrap();
     let err = Store::open_reader(&older).err().unwrap();
-    assert!(matches!(err, StoreError::Older { version: 0, current: 1, .. }), "{err:?}");
+    assert!(matches!(err, StoreError::Older { version: 0, current: INSIGHTS_DB_VERSION, .. }), "{err:?}");
 }
 
 #[test]
@@ -188,7 +205,7 @@ fn store_images_are_checked_from_their_header() {
     assert_eq!(store::check_store_image(&image), Ok(()));
     image[60..64].copy_from_slice(&0u32.to_be_bytes());
     assert_eq!(store::check_store_image(&image), Ok(()), "an older store is migrated later");
-    image[60..64].copy_from_slice(&2u32.to_be_bytes());
+    image[60..64].copy_from_slice(&(INSIGHTS_DB_VERSION + 1).to_be_bytes());
     assert!(store::check_store_image(&image).unwrap_err().contains("newer"));
     image[68..72].copy_from_slice(&0u32.to_be_bytes());
     assert!(store::check_store_image(&image).unwrap_err().contains("application_id 0x00000000"));

@@ -1,7 +1,7 @@
 //! The store on OPFS in a dedicated worker of headless Chromium
 //! (`cargo xtask test --only wasm`): created, committed per unit through
 //! `StoreBook`, reopened and read back, migrated, refusing foreign files and
-//! bytes, listed, exported, imported and deleted; and its figures
+//! bytes, listed, exported, imported and deleted, searched as text; and its figures
 //! (`bench_store_on_opfs`, printed with `--nocapture`).
 #![cfg(target_arch = "wasm32")]
 
@@ -12,6 +12,7 @@ use insights::records::RecordSource;
 use insights::run::RecordBook;
 use insights::sidecar::decode;
 use insights::vocab::{Level, INSIGHTS_APPLICATION_ID, INSIGHTS_DB_VERSION};
+use serde_json::json;
 use store::opfs::{self, OpfsPool, StoredStore};
 use store::rusqlite::Connection;
 use store::{BeginRun, FinishRun, Store, StoreBook, StoreError};
@@ -147,7 +148,7 @@ async fn the_migration_ladder_runs_on_opfs() {
     let err = Store::open_reader(old).err().unwrap();
     assert!(matches!(err, StoreError::Empty { .. }), "{err:?}");
     let s = Store::open_writer(old).unwrap();
-    assert_eq!(pragma::<i64>(&s, "user_version"), 1);
+    assert_eq!(pragma::<i64>(&s, "user_version"), INSIGHTS_DB_VERSION as i64);
     let tables: i64 = s
         .connection()
         .query_row(
@@ -164,16 +165,20 @@ async fn the_migration_ladder_runs_on_opfs() {
     pool.open_writer(older).await.unwrap().close().unwrap();
     raw(older, "PRAGMA user_version = 0");
     let err = Store::open_reader(older).err().unwrap();
-    assert!(matches!(err, StoreError::Older { version: 0, current: 1, .. }), "{err:?}");
+    assert!(matches!(err, StoreError::Older { version: 0, current: INSIGHTS_DB_VERSION, .. }), "{err:?}");
 
     // A newer store is refused by both, its bytes unchanged.
     let s = pool.open_writer(newer).await.unwrap();
     begin(&s);
     s.close().unwrap();
-    raw(newer, "PRAGMA user_version = 2");
+    let version = INSIGHTS_DB_VERSION + 1;
+    raw(newer, &format!("PRAGMA user_version = {version}"));
     let before = pool.export(newer).unwrap();
     for err in [Store::open_writer(newer).err().unwrap(), Store::open_reader(newer).err().unwrap()] {
-        assert!(matches!(err, StoreError::Newer { version: 2, current: 1, .. }), "{err:?}");
+        assert!(
+            matches!(err, StoreError::Newer { version: v, current: INSIGHTS_DB_VERSION, .. } if v == version),
+            "{err:?}"
+        );
     }
     assert_eq!(pool.export(newer).unwrap(), before);
     for name in [old, older, newer] {
@@ -201,7 +206,7 @@ async fn foreign_files_and_bytes_are_refused_untouched() {
     s.close().unwrap();
     let kept_bytes = pool.export(kept).unwrap();
     let mut newer = kept_bytes.clone();
-    newer[60..64].copy_from_slice(&2u32.to_be_bytes());
+    newer[60..64].copy_from_slice(&(INSIGHTS_DB_VERSION + 1).to_be_bytes());
     let text = b"this is not a database, just text".repeat(64);
     for (bytes, says) in [
         (&before[..], "belongs to something else"),
@@ -283,6 +288,46 @@ async fn stores_are_listed_exported_imported_and_deleted() {
     // Installing again is the same pool.
     let again = installed().await;
     assert!(!again.contains(a).unwrap());
+}
+
+#[wasm_bindgen_test]
+async fn explanations_are_searched_as_text_on_opfs() {
+    let name = "/search.insights.db";
+    let pool = pool_without(&[name]).await;
+    let s = pool.open_writer(name).await.unwrap();
+    let fts5: i64 = s
+        .connection()
+        .query_row("SELECT count(*) FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(fts5, 1, "sqlite-wasm-rs is built with FTS5");
+    s.import(&sidecar_of(shop())).unwrap();
+    let hits = s.search_text("where is pricing decided?", 10).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].id, "java:shop/PriceCalculator.quote(Cart)");
+    assert_eq!(hits[0].concept.as_deref(), Some("owned by domainService"));
+    assert!(hits[0].snippet.contains("«Decides»"), "{}", hits[0].snippet);
+    for query in ["NEAR(price", "\"", "price*)", "AND OR NOT", ""] {
+        s.search_text(query, 10).unwrap();
+    }
+    // A unit committed through the book is found at once; the transaction
+    // that wrote it indexed it.
+    let run = begin(&s);
+    let mut book = StoreBook::new(&s).unwrap();
+    book.begin(run);
+    let till = plain("java:shop/Till.open()", Level::Operation, "open", "Opens the till for a shift.", json!({}));
+    RecordBook::put(&mut book, "java:shop/Till.open()", &[till]).unwrap();
+    drop(book);
+    let found: Vec<String> = s.search_text("shift", 10).unwrap().into_iter().map(|h| h.id).collect();
+    assert_eq!(found, ["java:shop/Till.open()"]);
+    s.close().unwrap();
+
+    let r = Store::open_reader(name).unwrap();
+    let found: Vec<String> = r.search_text("checkout", 10).unwrap().into_iter().map(|h| h.id).collect();
+    assert_eq!(found, ["java:shop"]);
+    r.close().unwrap();
+    assert!(pool.delete(name).unwrap());
 }
 
 /// Milliseconds since the worker started (`performance.now()`).
