@@ -17,6 +17,7 @@ pub mod schema;
 pub mod session;
 pub mod sidecar;
 pub mod slice;
+pub mod stale;
 pub mod templates;
 pub mod units;
 pub mod validate;
