@@ -167,3 +167,84 @@ fn a_demo_run_finishes_and_a_second_reuses_everything() {
     assert!(second.contains("0 call(s)"), "{second}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A fresh demo run judged by `insights::stale` against a plan made now: every
+/// record is current, from the side-car and from the store. After a second
+/// run with another model for one unit only, the store still knows which
+/// model asked for each older record (its run ledger); the side-car's
+/// header only names the last run's.
+#[test]
+fn a_demo_run_is_current_and_its_store_knows_the_model_each_record_was_asked_of() {
+    use insights::plan::{plan_run, Models, PlanOptions};
+    use insights::stale::{staleness, stamps_of, Basis, Freshness, StaleReason, Staleness, Stamp};
+
+    let dir = tmp("stale");
+    std::fs::copy(demo("model.jsonl"), dir.join("model.jsonl")).unwrap();
+    let explain = |extra: &[&str]| {
+        let o = bin()
+            .current_dir(&dir)
+            .args(["explain", "model.jsonl", "--src", &demo("demo-src.zip"), "--provider", "demo", "--yes"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    explain(&[]);
+    let text = std::fs::read_to_string(dir.join("model.jsonl")).unwrap();
+    let m = model::read_model(text.as_bytes(), "model.jsonl").unwrap();
+    let corpus = insights::units::Corpus::build(&m, analyzer::view::View::from_flags(false, false), None).unwrap();
+    let zip = std::fs::read(demo("demo-src.zip")).unwrap();
+    let src = sources::Archive::parse("demo-src.zip", &zip).unwrap();
+    let sidecar = || {
+        let text = std::fs::read_to_string(dir.join("model.insights.jsonl")).unwrap();
+        insights::sidecar::decode("model.insights.jsonl", &text).unwrap()
+    };
+    let stamps = || store::Store::open_reader(dir.join("model.insights.db")).unwrap().stamps().unwrap();
+    // What the records' header says they were made under, against a plan
+    // with `leaf` for every level now.
+    let judge = |stamps: &hashbrown::HashMap<String, Stamp>, header: &insights::record::SidecarHeader, leaf: &str| {
+        let models = Models { leaf: leaf.into(), rollup: leaf.into() };
+        let options = PlanOptions { models: models.clone(), depth: header.depth, ..PlanOptions::default() };
+        let slicer = insights::slice::SourceSlicer::new(&src, options.max_lines);
+        let plan = plan_run(&corpus, &slicer, &insights::records::NoRecords, &options);
+        staleness(stamps, &Basis::of_header(header), &Basis::current(models), &corpus.walk, &plan)
+    };
+    let luna = insights::plan::DEFAULT_MODEL;
+
+    let first = sidecar();
+    let from_sidecar = judge(&stamps_of(&first.records), &first.header, luna);
+    assert_eq!((from_sidecar.records.len(), from_sidecar.stale_count()), (166, 0));
+    let from_store = judge(&stamps(), &first.header, luna);
+    assert_eq!((from_store.records.len(), from_store.stale_count()), (166, 0));
+    assert!(stamps().values().all(|s| s.model.as_deref() == Some(luna)), "the run's model, not the demo's `demo`");
+
+    // Another model for one type: it and its operations are asked again
+    // (templates are written by every run); the rest was asked of the first.
+    let terminal = "java:com.pedalpoint.billing/CardTerminal";
+    let charge = "java:com.pedalpoint.billing/CardTerminal.charge(java.lang.String,com.pedalpoint.common.Money)";
+    explain(&["--model", "other/model", "--scope", terminal]);
+    let second = sidecar();
+    assert_eq!(second.header.models.leaf, "other/model");
+    let from_store: Staleness = judge(&stamps(), &second.header, "other/model");
+    let model = Freshness::Stale(StaleReason::Model { was: luna.into(), now: "other/model".into() });
+    for op in [charge, "java:com.pedalpoint.billing/CardTerminal.<init>()"] {
+        assert_eq!(from_store.get(op), Some(&Freshness::Current), "{op}");
+    }
+    assert_eq!(from_store.get("java:com.pedalpoint.rental/RentalService"), Some(&model));
+    // The type was asked again, but its fingerprint hashed its dependencies
+    // as this scoped run planned them (out of scope, still the first
+    // model's): they are stale, so it is.
+    let Some(Freshness::Stale(StaleReason::Dependency { ids })) = from_store.get(terminal) else {
+        panic!("{:?}", from_store.get(terminal))
+    };
+    assert!(ids.iter().any(|id| id == "java:com.pedalpoint.billing/PaymentGateway"), "{ids:?}");
+    let current = from_store.records.values().filter(|f| f.is_current()).count();
+    assert_eq!(current, 2 + 59, "the two operations asked again, and the templates");
+    let by_model = from_store.records.values().filter(|f| **f == model).count();
+    assert_eq!(by_model, 166 - current - 1, "everything else was asked of the first model");
+    // The side-car cannot tell: its header names the last run's model only.
+    let from_sidecar = judge(&stamps_of(&second.records), &second.header, "other/model");
+    assert_ne!(from_sidecar.get("java:com.pedalpoint.rental/RentalService"), Some(&model));
+    assert_eq!(from_sidecar.stale_count(), from_store.stale_count());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

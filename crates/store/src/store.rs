@@ -10,6 +10,7 @@ use insights::records::RecordSummary;
 use insights::sidecar::{
     decode_header, decode_trailer, encode_header, encode_trailer, failure_order, record_order, Sidecar, SidecarWriter,
 };
+use insights::stale::Stamp;
 use insights::vocab::GET_CHUNK;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -213,6 +214,24 @@ impl Store {
         let op = "reading fingerprints";
         let mut stmt = self.conn.prepare("SELECT id, fingerprint FROM insight").map_err(self.sql(op))?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(self.sql(op))?;
+        rows.collect::<Result<HashMap<_, _>, _>>().map_err(self.sql(op))
+    }
+
+    /// id → what staleness reads of every record ([`insights::stale`]): its
+    /// fingerprint and the model its run asked for its level (`None` for an
+    /// imported record: the header's then). One scan, no blocks.
+    pub fn stamps(&self) -> Result<HashMap<String, Stamp>, StoreError> {
+        let op = "reading fingerprints";
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT i.id, i.fingerprint, CASE WHEN i.level = 0 THEN r.leaf ELSE r.rollup END \
+                 FROM insight AS i LEFT JOIN run AS r ON r.id = i.run_id",
+            )
+            .map_err(self.sql(op))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, Stamp { fingerprint: r.get(1)?, model: r.get(2)? })))
+            .map_err(self.sql(op))?;
         rows.collect::<Result<HashMap<_, _>, _>>().map_err(self.sql(op))
     }
 
