@@ -125,6 +125,20 @@ pub fn release_cli() -> crate::Result<PathBuf> {
     Ok(target.join("release").join("codegraph-insights"))
 }
 
+/// Builds `package`'s example `example` in release and returns its path.
+pub fn release_example(package: &str, example: &str) -> crate::Result<PathBuf> {
+    let status = Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["build", "--release", "--quiet", "-p", package, "--example", example])
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo build --release -p {package} --example {example} failed"));
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    Ok(target.join("release").join("examples").join(example))
+}
+
 /// One measured run of a child process: wall seconds, peak RSS in bytes, stdout.
 pub struct Measured {
     pub seconds: f64,
@@ -388,16 +402,7 @@ fn plan_in_browser(model: &Path, runs: usize, timeout: u64) -> crate::Result {
 /// then imports and exports it, one process per phase (so each peak RSS,
 /// taken with `wait4`, is that phase's alone).
 fn sidecar(records: usize, seed: u64, runs: usize) -> crate::Result {
-    let status = Command::new(env!("CARGO"))
-        .current_dir(root())
-        .args(["build", "--release", "--quiet", "-p", "store", "--example", "sidecar_bench"])
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("cargo build --release -p store --example sidecar_bench failed".into());
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
-    let exe = target.join("release").join("examples").join("sidecar_bench");
+    let exe = release_example("store", "sidecar_bench")?;
     let dir = std::env::temp_dir().join(format!("xtask-bench-sidecar-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let input = dir.join("in.insights.jsonl");

@@ -5,7 +5,7 @@
 //! questions on the demo corpus (characters, and tokens estimated as the
 //! engine does: a quarter of the UTF-16 length).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::root;
@@ -19,16 +19,7 @@ const DEMO_QUESTIONS: [&str; 4] = [
 ];
 
 pub fn run(model: &Path, runs: usize) -> crate::Result {
-    let status = Command::new(env!("CARGO"))
-        .current_dir(root())
-        .args(["build", "--release", "--quiet", "-p", "explore", "--example", "explore_bench"])
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("cargo build --release -p explore --example explore_bench failed".into());
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
-    let exe = target.join("release").join("examples").join("explore_bench");
+    let exe = super::release_example("explore", "explore_bench")?;
     let json = |m: &super::Measured| -> crate::Result<serde_json::Value> {
         serde_json::from_slice(&m.stdout).map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&m.stdout)))
     };
