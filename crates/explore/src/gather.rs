@@ -36,6 +36,14 @@ const FLOOR_FRACTION: f64 = 0.2;
 /// …unless fewer than this many would remain.
 const FLOOR_KEEP_MIN: usize = 3;
 
+/// Characters of a name, anchor or path of the question repeated in the map.
+const SHOWN_CHARS: usize = 80;
+
+/// A part of the question as the map repeats it: one line, bounded.
+fn shown(s: &str) -> String {
+    crate::text::one_line(s, SHOWN_CHARS)
+}
+
 /// Why a symbol is on the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -212,7 +220,7 @@ impl Gatherer<'_, '_> {
             let mut defs = self.definitions(t);
             if defs.is_empty() {
                 if t.precise {
-                    out.not_found.push(t.text.clone());
+                    out.not_found.push(shown(&t.text));
                 }
                 continue;
             }
@@ -243,7 +251,7 @@ impl Gatherer<'_, '_> {
                 defs.truncate(MAX_DEFINITIONS);
                 out.notes.push(format!(
                     "{} has {total} definitions; {} of them are requested (name the type or the file to pick others)",
-                    code(&t.text),
+                    code(&shown(&t.text)),
                     defs.len()
                 ));
             } else {
@@ -261,11 +269,15 @@ impl Gatherer<'_, '_> {
         for a in &q.anchors {
             let files = self.index.files_for(&a.path);
             if files.is_empty() {
-                out.not_found.push(a.text.clone());
+                out.not_found.push(shown(&a.text));
                 continue;
             }
             if files.len() > MAX_PATH_FILES {
-                out.notes.push(format!("{} matches {} files; name more of its path", code(&a.path), files.len()));
+                out.notes.push(format!(
+                    "{} matches {} files; name more of its path",
+                    code(&shown(&a.path)),
+                    files.len()
+                ));
                 continue;
             }
             for f in files {
@@ -286,7 +298,7 @@ impl Gatherer<'_, '_> {
                     if inside.len() > MAX_RANGE_SYMBOLS {
                         out.notes.push(format!(
                             "{} holds {} symbols; the first {MAX_RANGE_SYMBOLS} are requested",
-                            code(&a.text),
+                            code(&shown(&a.text)),
                             inside.len()
                         ));
                         inside.truncate(MAX_RANGE_SYMBOLS);
@@ -296,7 +308,7 @@ impl Gatherer<'_, '_> {
                 if hits.is_empty() {
                     out.notes.push(format!(
                         "{}: no symbol of the model is at {} of {}",
-                        code(&a.text),
+                        code(&shown(&a.text)),
                         if a.start == a.end {
                             format!("line {}", a.start)
                         } else {
@@ -315,11 +327,11 @@ impl Gatherer<'_, '_> {
         for path in &q.paths {
             let files = self.index.files_for(path);
             if files.is_empty() {
-                out.not_found.push(path.clone());
+                out.not_found.push(shown(path));
                 continue;
             }
             if files.len() > MAX_PATH_FILES {
-                out.notes.push(format!("{} matches {} files; name more of its path", code(path), files.len()));
+                out.notes.push(format!("{} matches {} files; name more of its path", code(&shown(path)), files.len()));
                 continue;
             }
             for f in files {

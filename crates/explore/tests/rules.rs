@@ -111,6 +111,11 @@ fn a_long_multiline_query_does_not_push_the_results_out() {
     assert_eq!(map.query_chars, q.chars().count());
     assert_eq!(map.symbols.items[0].at.name, "RentalService.finish");
     let md = map.to_markdown();
+    // One long unknown name is repeated cut, too.
+    let long = format!("RentalService.finish {}", "NoSuch".repeat(700));
+    let cut = ask(&long);
+    assert_eq!(cut.symbols.items[0].at.name, "RentalService.finish");
+    assert!(cut.summary.not_found[0].chars().count() <= 80, "{}", cut.summary.not_found[0]);
     let echo_line = md.lines().find(|l| l.starts_with("**Exploration: ")).expect("the echo");
     assert!(echo_line.chars().count() <= ECHO_CHARS + 20);
     assert!(md.chars().count() <= map.caps.map_chars + 400, "{}", md.chars().count());
