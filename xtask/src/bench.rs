@@ -7,6 +7,7 @@ use std::process::Command;
 use std::time::Instant;
 
 mod explore;
+mod navigator;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -49,6 +50,17 @@ enum Bench {
         /// Give up on the browser run after this many seconds.
         #[arg(long, default_value_t = 900)]
         timeout: u64,
+    },
+    /// The navigator the Worker builds per model, natively (release): build
+    /// time, a search keystroke, the dependency view of the node with the
+    /// most rows, the graph views, tree paging.
+    Navigator {
+        /// The model (e.g. from `cargo xtask synth`).
+        #[arg(long)]
+        model: PathBuf,
+        /// Builds; the best and the median are printed.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
     },
     /// Explore natively (release): the name index built for a model, maps
     /// answered for questions picked from it, and on the demo corpus the
@@ -105,6 +117,7 @@ pub fn run(args: Args) -> crate::Result {
             }
             plan_in_browser(&model, runs.clamp(1, 3), timeout)
         }
+        Bench::Navigator { model, runs } => navigator::run(&model, runs.max(1)),
         Bench::Explore { model, runs } => explore::run(&model, runs.max(1)),
         Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
         Bench::Run { model, concurrency } => run_loop(&model, concurrency),

@@ -351,6 +351,13 @@ pub(crate) fn build(model: &Model, view: &View) -> Navigator {
     // 9. Cycle reports, module level first.
     let cycles = [Level::Module, Level::Type].map(|level| cycle_report(&graph, view, level, &node_of)).to_vec();
 
+    for pool in [&mut names, &mut signatures, &mut ids, &mut details] {
+        pool.shrink();
+    }
+    keys.shrink_to_fit();
+    rows.shrink_to_fit();
+    links.shrink_to_fit();
+    module_links.shrink_to_fit();
     Navigator {
         view: view.descriptor().name.clone(),
         files: model.files().to_vec(),

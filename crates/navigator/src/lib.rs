@@ -285,6 +285,10 @@ impl Pool {
         }
         at
     }
+    pub fn shrink(&mut self) {
+        self.buf.shrink_to_fit();
+        self.spans.shrink_to_fit();
+    }
     pub fn get(&self, i: u32) -> Option<&str> {
         let (start, len) = *self.spans.get(i as usize)?;
         (start != NONE).then(|| &self.buf[start as usize..(start + len) as usize])
@@ -407,22 +411,26 @@ impl Navigator {
         let strings = |v: &[String]| v.iter().map(|s| s.capacity() + size_of::<String>()).sum::<usize>();
         strings(&self.files)
             + strings(&self.kinds)
-            + (self.entity.capacity()
-                + self.parent.capacity()
-                + self.end.capacity()
-                + self.depth.capacity()
-                + self.children.capacity()
-                + self.children_shown.capacity()
-                + self.fan_in.capacity()
-                + self.fan_out.capacity()
-                + self.key_start.capacity()
-                + self.ent_member.capacity()
-                + self.ent_detail.capacity()
-                + self.out_start.capacity()
-                + self.in_rows.capacity()
-                + self.in_start.capacity()
-                + self.links_out.capacity())
-                * 4
+            + [
+                &self.entity,
+                &self.parent,
+                &self.end,
+                &self.depth,
+                &self.children,
+                &self.children_shown,
+                &self.fan_in,
+                &self.fan_out,
+                &self.key_start,
+                &self.ent_member,
+                &self.ent_detail,
+                &self.out_start,
+                &self.in_rows,
+                &self.in_start,
+                &self.links_out,
+            ]
+            .iter()
+            .map(|v| v.capacity() * 4)
+            .sum::<usize>()
             + self.category.capacity()
             + self.stub.capacity()
             + self.kind.capacity() * 2

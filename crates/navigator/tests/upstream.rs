@@ -2,26 +2,19 @@
 //! edges): the tree, lookups, search, dependency rows, paging, cycles and the
 //! two graph views.
 
+mod common;
+
+use common::{assert_layered, names, node};
 use hashbrown::HashSet;
 use navigator::{GraphView, Navigator, NodeId, Role};
 
 fn fixture() -> (model::Model, Navigator) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/upstream-java/model.jsonl");
-    let bytes = std::fs::read(path).expect("the fixture");
-    let model = model::read_model(bytes.as_slice(), "model.jsonl").expect("a valid model");
+    let model = common::model("upstream-java/model.jsonl");
     let nav = Navigator::build(&model);
     (model, nav)
 }
 
 const P: &str = "java:com.acme.order";
-
-fn node(nav: &Navigator, id: &str) -> NodeId {
-    nav.node_of(id).unwrap_or_else(|| panic!("no node {id}"))
-}
-
-fn names(nav: &Navigator, nodes: impl IntoIterator<Item = NodeId>) -> Vec<String> {
-    nodes.into_iter().map(|n| nav.name(n).to_string()).collect()
-}
 
 #[test]
 fn nodes_are_modules_types_and_their_flat_members() {
@@ -401,43 +394,6 @@ fn the_two_type_cycles_and_no_module_cycle() {
     assert!(money.edges.iter().all(|e| e.all_declared && e.provenances == ["declared"]));
     assert_eq!(types.tangle.metric, 0.4);
     assert_eq!(types.tangle.feedback_edge_count, 2);
-}
-
-/// Every edge goes to a higher layer, except between members of one cycle
-/// (which then share a layer).
-fn assert_layered(g: &GraphView) {
-    let layer = |n: NodeId| g.nodes.iter().find(|v| v.node == n).expect("an edge end is drawn").layer;
-    let reaches = |from: NodeId, to: NodeId| {
-        let mut seen = vec![from];
-        let mut stack = vec![from];
-        while let Some(v) = stack.pop() {
-            if v == to {
-                return true;
-            }
-            for e in g.edges.iter().filter(|e| e.from == v) {
-                if !seen.contains(&e.to) {
-                    seen.push(e.to);
-                    stack.push(e.to);
-                }
-            }
-        }
-        false
-    };
-    for e in &g.edges {
-        if layer(e.from) >= layer(e.to) {
-            assert!(reaches(e.to, e.from), "{} → {} goes back without a cycle", e.from, e.to);
-            assert_eq!(layer(e.from), layer(e.to), "a cycle shares its layer");
-        }
-    }
-    for v in &g.nodes {
-        assert_eq!(v.x, v.layer as f64 * 200.0);
-    }
-    // No two nodes on one spot.
-    let mut spots: Vec<(u32, i64)> = g.nodes.iter().map(|v| (v.layer, v.y as i64)).collect();
-    spots.sort();
-    let before = spots.len();
-    spots.dedup();
-    assert_eq!(spots.len(), before);
 }
 
 #[test]
