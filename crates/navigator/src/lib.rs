@@ -525,10 +525,11 @@ impl Navigator {
         self.by_id.find(hash, |&n| self.id(n) == entity_id).copied()
     }
 
-    /// The node's ancestors, root first (the node itself excluded).
+    /// The node's ancestors, root first (the node itself excluded; none for
+    /// an unknown node).
     pub fn ancestors(&self, n: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();
-        let mut cur = self.parent[n as usize];
+        let mut cur = self.parent.get(n as usize).copied().unwrap_or(NONE);
         while cur != NONE {
             out.push(cur);
             cur = self.parent[cur as usize];
@@ -652,8 +653,20 @@ impl Navigator {
     /// the page `offset..offset + limit` of its rows. A type or module shows
     /// the rows it owns (`from` / `to`); an operation or attribute the rows
     /// it carries (`member` / `toMember`). `fan_in` / `fan_out` count
-    /// distinct counterparts.
+    /// distinct counterparts. An unknown node has no rows.
     pub fn dependencies(&self, n: NodeId, offset: usize, limit: usize) -> DepView {
+        if n as usize >= self.len() {
+            let (incoming, outgoing) = (vec![], vec![]);
+            return DepView {
+                node: n,
+                fan_in: 0,
+                fan_out: 0,
+                incoming,
+                outgoing,
+                incoming_total: 0,
+                outgoing_total: 0,
+            };
+        }
         let (incoming, outgoing) = self.row_lists(n);
         let incoming = self.groups(&incoming, false, offset, limit);
         let outgoing = self.groups(&outgoing, true, offset, limit);

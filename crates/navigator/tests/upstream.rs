@@ -338,6 +338,10 @@ fn rows_page_per_group() {
     let past = nav.dependencies(money, 50, 200);
     assert!(past.incoming.iter().all(|g| g.rows.is_empty() && g.total > 0));
     assert_eq!(past.incoming_total, 18);
+    let unknown = nav.dependencies(nav.len() as NodeId, 0, 200);
+    assert!(unknown.incoming.is_empty() && unknown.outgoing.is_empty());
+    assert!(nav.ancestors(nav.len() as NodeId).is_empty());
+    assert_eq!(nav.neighbourhood(nav.len() as NodeId, 10).nodes.len(), 0);
     let none = nav.dependencies(money, 0, 0);
     assert_eq!((none.incoming_total, none.outgoing_total), (18, 2));
 }
