@@ -412,7 +412,7 @@ fn plan_in_browser(model: &Path, runs: usize, timeout: u64) -> crate::Result {
 
 /// `cargo xtask bench sidecar`: the release example
 /// `crates/store/examples/sidecar_bench.rs` generates a synthetic side-car,
-/// then imports and exports it, one process per phase (so each peak RSS,
+/// then imports, exports and searches it, one process per phase (so each peak RSS,
 /// taken with `wait4`, is that phase's alone).
 fn sidecar(records: usize, seed: u64, runs: usize) -> crate::Result {
     let exe = release_example("store", "sidecar_bench")?;
@@ -468,6 +468,14 @@ fn sidecar(records: usize, seed: u64, runs: usize) -> crate::Result {
             esplit["maxRowsFetched"]
         );
         println!("  round trip byte-identical: {}", if identical { "yes" } else { "NO" });
+        // Full-text search on the imported store (a reader), each query repeated.
+        let searched = json(&measure(Command::new(&exe).arg("search").arg(&db))?)?;
+        for q in searched["queries"].as_array().into_iter().flatten() {
+            println!(
+                "  search_text({}, 20): {} hits, best {} ms, median {} ms of {}",
+                q["query"], q["hits"], q["bestMs"], q["medianMs"], searched["repeats"]
+            );
+        }
         if identical {
             Ok(())
         } else {
