@@ -59,10 +59,10 @@ pub const MATCH_CLOSE: char = '»';
 /// a query unless nothing else is left.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "did", "do",
-    "does", "done", "for", "from", "get", "gets", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there",
-    "these", "they", "this", "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom",
-    "why", "will", "with", "would", "you", "your",
+    "does", "done", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of",
+    "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with",
+    "would", "you", "your",
 ];
 
 /// The FTS5 queries for a user's words: `(all words, any word)`, or `None`
