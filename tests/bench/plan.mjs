@@ -3,7 +3,7 @@
 // model and then plan it (facts, units, walk, packs, fingerprints, prompts),
 // and prints one JSON line with the worker's own figures for both.
 // Usage: node tests/bench/plan.mjs MODEL_PATH [TIMEOUT_SECONDS]
-import { launch, BASE_URL } from '../e2e/browser.mjs';
+import { launch, BASE_URL, reached, numbers } from './common.mjs';
 
 const modelPath = process.argv[2];
 const timeout = Number(process.argv[3] ?? 1800) * 1000;
@@ -15,27 +15,17 @@ try {
     if (msg.type() === 'error') consoleErrors.push(msg.text());
   });
   await page.goto(new URL(`?model=${encodeURIComponent(modelPath)}&plan=1`, BASE_URL).href);
-  const loaded = page.locator('#model-status[data-state="loaded"], #model-status[data-state="failed"]');
-  await loaded.waitFor({ timeout });
-  if ((await loaded.getAttribute('data-state')) === 'failed') {
-    throw new Error(await loaded.innerText());
-  }
-  const planned = page.locator('#plan-status[data-state="planned"], #plan-status[data-state="failed"]');
-  await planned.waitFor({ timeout });
-  if ((await planned.getAttribute('data-state')) === 'failed') {
+  const loaded = await reached(page, 'model-status', 'loaded', timeout);
+  const planned = await reached(page, 'plan-status', 'planned', timeout, async () => {
     const memory = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
-    throw new Error(
-      `planning failed: ${(await planned.innerText()).replaceAll('\n', ' ')}; console: ${JSON.stringify(consoleErrors)}; JS heap ${memory}`,
-    );
-  }
+    return `console: ${JSON.stringify(consoleErrors)}; JS heap ${memory}`;
+  });
+  const read = await numbers(loaded, ['millis', 'wasmMemory']);
   console.log(
     JSON.stringify({
-      readMillis: Number(await loaded.getAttribute('data-millis')),
-      readWasmMemory: Number(await loaded.getAttribute('data-wasm-memory')),
-      millis: Number(await planned.getAttribute('data-millis')),
-      wasmMemory: Number(await planned.getAttribute('data-wasm-memory')),
-      units: Number(await planned.getAttribute('data-units')),
-      calls: Number(await planned.getAttribute('data-calls')),
+      readMillis: read.millis,
+      readWasmMemory: read.wasmMemory,
+      ...(await numbers(planned, ['millis', 'wasmMemory', 'units', 'calls'])),
       text: await planned.innerText(),
     }),
   );

@@ -51,6 +51,24 @@ enum Bench {
         #[arg(long, default_value_t = 900)]
         timeout: u64,
     },
+    /// The release page in headless Chromium: a large model loaded and
+    /// planned (`?model=URL&plan=1`: wall time, wasm memory, the UI thread's
+    /// long tasks), and the bundled demo's first meaningful paint from a warm
+    /// HTTP cache (`?demo` opened twice in one browser context).
+    Page {
+        /// The model to load and plan; by default the Fineract-scale synthetic
+        /// model (`synth --entities 240910 --edges 782031 --seed 1`) is
+        /// written to a temporary file first.
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Repetitions of each part (a fresh browser each); the best and the
+        /// median are printed.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Give up on a browser run after this many seconds.
+        #[arg(long, default_value_t = 900)]
+        timeout: u64,
+    },
     /// The navigator the Worker builds per model, natively (release): build
     /// time, a search keystroke, the dependency view of the node with the
     /// most rows, the graph views, tree paging.
@@ -117,6 +135,7 @@ pub fn run(args: Args) -> crate::Result {
             }
             plan_in_browser(&model, runs.clamp(1, 3), timeout)
         }
+        Bench::Page { model, runs, timeout } => page(model.as_deref(), runs.max(1), timeout),
         Bench::Navigator { model, runs } => navigator::run(&model, runs.max(1)),
         Bench::Explore { model, runs } => explore::run(&model, runs.max(1)),
         Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
@@ -214,36 +233,22 @@ fn read(model: &Path, runs: usize) -> crate::Result {
 /// served beside it, read by the Worker; figures reported by the page.
 fn read_in_browser(model: &Path, runs: usize) -> crate::Result {
     let served = ServedModel::start(model)?;
-    let server = &served.server;
     let mut results = Vec::new();
-    for _ in 0..runs {
-        let out = Command::new("node")
-            .current_dir(root())
-            .arg("tests/bench/read.mjs")
-            .arg("bench/model.jsonl")
-            .env("E2E_BASE_URL", server.url())
-            .output()
-            .map_err(|e| format!("node: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("browser bench failed: {}", String::from_utf8_lossy(&out.stderr)));
+    for run in 1..=runs {
+        match browser_run(&served.server, &["tests/bench/read.mjs", "bench/model.jsonl"], 600)? {
+            Ok(v) => results.push(v),
+            Err(why) => return Err(format!("browser run {run} failed: {why}")),
         }
-        let line = String::from_utf8_lossy(&out.stdout);
-        let v: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| format!("{e}: {line}"))?;
-        results.push(v);
     }
     drop(served);
     let bytes = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
-    let mut secs: Vec<f64> = results.iter().map(|v| v["millis"].as_f64().unwrap_or(0.0) / 1000.0).collect();
-    secs.sort_by(f64::total_cmp);
-    let memory = results.iter().filter_map(|v| v["wasmMemory"].as_u64()).max().unwrap_or(0);
-    let long_task = results.iter().filter_map(|v| v["longestUiTaskMs"].as_f64()).fold(0.0, f64::max);
+    let (best, median) = best_median(&results, |v| seconds(&v["millis"]));
+    let memory = max_of(&results, |v| &v["wasmMemory"]);
+    let long_task = max_of(&results, |v| &v["longestUiTaskMs"]);
     println!(
-        "  browser (headless Chromium, wasm in the Worker, fetch + read, {runs} runs): best {:.3} s, median {:.3} s, {:.0} MB/s, wasm memory {:.0} MB, longest UI-thread task {:.0} ms",
-        secs[0],
-        secs[secs.len() / 2],
-        bytes as f64 / 1e6 / secs[0],
-        memory as f64 / 1e6,
-        long_task
+        "  browser (headless Chromium, wasm in the Worker, fetch + read, {runs} runs): best {best:.3} s, median {median:.3} s, {:.0} MB/s, wasm memory {:.0} MB, longest UI-thread task {long_task:.0} ms",
+        bytes as f64 / 1e6 / best,
+        memory / 1e6,
     );
     Ok(())
 }
@@ -366,48 +371,242 @@ fn plan(model: &Path, runs: usize, mem_limit_gb: u64) -> crate::Result {
 fn plan_in_browser(model: &Path, runs: usize, timeout: u64) -> crate::Result {
     let served = ServedModel::start(model)?;
     let mut results = Vec::new();
+    let timeout_arg = timeout.to_string();
     for run in 1..=runs {
         let started = Instant::now();
-        let out = Command::new("timeout")
-            .current_dir(root())
-            .arg(format!("{}", timeout + 30))
-            .args(["node", "tests/bench/plan.mjs", "bench/model.jsonl"])
-            .arg(timeout.to_string())
-            .env("E2E_BASE_URL", served.server.url())
-            .output()
-            .map_err(|e| format!("node: {e}"))?;
-        if !out.status.success() {
-            let why = String::from_utf8_lossy(&out.stderr);
-            let why: Vec<&str> = why
-                .lines()
-                .skip_while(|l| !l.trim_start().starts_with("Error"))
-                .take_while(|l| !l.trim_start().starts_with("at "))
-                .collect();
-            let why = if why.is_empty() { "no message".to_owned() } else { why.join(" / ") };
-            println!("  browser run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
-            return Ok(());
+        match browser_run(&served.server, &["tests/bench/plan.mjs", "bench/model.jsonl", &timeout_arg], timeout + 30)? {
+            Ok(v) => results.push(v),
+            Err(why) => {
+                println!("  browser run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
+                return Ok(());
+            }
         }
-        let line = String::from_utf8_lossy(&out.stdout);
-        let v: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| format!("{e}: {line}"))?;
-        results.push(v);
     }
     drop(served);
-    let mut secs: Vec<f64> = results.iter().map(|v| v["millis"].as_f64().unwrap_or(0.0) / 1000.0).collect();
-    secs.sort_by(f64::total_cmp);
-    let memory = results.iter().filter_map(|v| v["wasmMemory"].as_u64()).max().unwrap_or(0);
-    let read_memory = results.iter().filter_map(|v| v["readWasmMemory"].as_u64()).max().unwrap_or(0);
-    let mut read: Vec<f64> = results.iter().map(|v| v["readMillis"].as_f64().unwrap_or(0.0) / 1000.0).collect();
-    read.sort_by(f64::total_cmp);
+    let (best, median) = best_median(&results, |v| seconds(&v["millis"]));
+    let (read_best, _) = best_median(&results, |v| seconds(&v["readMillis"]));
     println!("  browser: {}", results[0]["text"].as_str().unwrap_or(""));
     println!(
-        "  browser (headless Chromium, wasm in the Worker, corpus + plan after the read, {runs} runs): best {:.3} s, median {:.3} s, wasm memory {:.0} MB (after the read {:.0} MB, read best {:.3} s)",
-        secs[0],
-        secs[secs.len() / 2],
-        memory as f64 / 1e6,
-        read_memory as f64 / 1e6,
-        read[0]
+        "  browser (headless Chromium, wasm in the Worker, corpus + plan after the read, {runs} runs): best {best:.3} s, median {median:.3} s, wasm memory {:.0} MB (after the read {:.0} MB, read best {read_best:.3} s)",
+        max_of(&results, |v| &v["wasmMemory"]) / 1e6,
+        max_of(&results, |v| &v["readWasmMemory"]) / 1e6,
     );
     Ok(())
+}
+
+/// One run of a browser benchmark script (`node SCRIPT ARGS…` against the
+/// served page, killed after `timeout` seconds): the JSON line it prints, or
+/// why it failed (the thrown error's message).
+fn browser_run(
+    server: &crate::serve::StaticServer,
+    script_and_args: &[&str],
+    timeout: u64,
+) -> crate::Result<Result<serde_json::Value, String>> {
+    let out = Command::new("timeout")
+        .current_dir(root())
+        .arg(timeout.to_string())
+        .arg("node")
+        .args(script_and_args)
+        .env("E2E_BASE_URL", server.url())
+        .output()
+        .map_err(|e| format!("node: {e}"))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let why: Vec<&str> = stderr
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with("Error"))
+            .take_while(|l| !l.trim_start().starts_with("at "))
+            .collect();
+        let why = if why.is_empty() { format!("no message ({})", out.status) } else { why.join(" / ") };
+        return Ok(Err(why));
+    }
+    let line = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(line.trim()).map(Ok).map_err(|e| format!("{e}: {line}"))
+}
+
+/// Milliseconds (a JSON number) as seconds; NaN when absent.
+fn seconds(ms: &serde_json::Value) -> f64 {
+    ms.as_f64().map_or(f64::NAN, |ms| ms / 1000.0)
+}
+
+/// The best (smallest) and the median of `f` over `runs` (at least one).
+fn best_median<T>(runs: &[T], f: impl Fn(&T) -> f64) -> (f64, f64) {
+    let mut v: Vec<f64> = runs.iter().map(f).collect();
+    v.sort_by(f64::total_cmp);
+    (v[0], v[v.len() / 2])
+}
+
+/// The largest number `f` picks out of the runs' JSON (0 when none is a number).
+fn max_of(runs: &[serde_json::Value], f: impl Fn(&serde_json::Value) -> &serde_json::Value) -> f64 {
+    runs.iter().filter_map(|v| f(v).as_f64()).fold(0.0, f64::max)
+}
+
+/// `cargo xtask bench page`: the release page in headless Chromium. First a
+/// large model, loaded and planned (`?model=URL&plan=1`) in a fresh browser
+/// per run: wall time from navigation start and from the moment loading
+/// starts, the Worker's read and plan times and wasm memory, and the UI
+/// thread's long tasks before, while loading and while planning. Then the
+/// bundled demo opened twice in one browser context: its second load (warm
+/// HTTP cache) until the model summary and the plan are shown.
+fn page(model: Option<&Path>, runs: usize, timeout: u64) -> crate::Result {
+    let tmp = std::env::temp_dir().join(format!("xtask-bench-page-{}", std::process::id()));
+    let model = match model {
+        Some(m) => m.to_path_buf(),
+        None => {
+            let (entities, edges, seed) = (240_910, 782_031, 1);
+            println!("bench page: writing the Fineract-scale model (synth --entities {entities} --edges {edges} --seed {seed})");
+            std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+            let out = tmp.join("fineract.jsonl");
+            let file = std::fs::File::create(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            crate::synth::generate(entities, edges, seed)?.write_to(file).map_err(|e| format!("synth: {e}"))?;
+            out
+        }
+    };
+    let result = page_runs(&model, runs, timeout);
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
+
+fn page_runs(model: &Path, runs: usize, timeout: u64) -> crate::Result {
+    let served = ServedModel::start(model)?;
+    let bytes = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
+    println!("bench page: {} ({:.1} MB), release page at {}", model.display(), bytes as f64 / 1e6, served.server.url());
+    let timeout_arg = timeout.to_string();
+    let mut results = Vec::new();
+    for run in 1..=runs {
+        let started = Instant::now();
+        let args = ["tests/bench/page.mjs", "model", "bench/model.jsonl", &timeout_arg];
+        match browser_run(&served.server, &args, timeout + 30)? {
+            Ok(v) => results.push(v),
+            Err(why) => {
+                println!("  model run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
+                break;
+            }
+        }
+    }
+    if !results.is_empty() {
+        print_model_runs(&results);
+    }
+    let mut demos = Vec::new();
+    for run in 1..=runs {
+        match browser_run(&served.server, &["tests/bench/page.mjs", "demo"], 180)? {
+            Ok(v) => demos.push(v),
+            Err(why) => {
+                println!("  demo run {run}: FAILED: {why}");
+                break;
+            }
+        }
+    }
+    if !demos.is_empty() {
+        print_demo_runs(&demos);
+    }
+    Ok(())
+}
+
+fn print_model_runs(results: &[serde_json::Value]) {
+    let n = results.len();
+    let line = |what: &str, f: &dyn Fn(&serde_json::Value) -> f64| {
+        let (best, median) = best_median(results, f);
+        println!("  {what}: best {best:.3} s, median {median:.3} s");
+    };
+    println!("  {}", results[0]["text"].as_str().unwrap_or("").lines().next().unwrap_or(""));
+    println!("  model, ?model=URL&plan=1 in a fresh browser, {n} runs:");
+    line("load + plan, navigation start -> plan shown", &|v| seconds(&v["plannedAt"]));
+    line("load + plan, loading starts -> plan shown", &|v| seconds(&v["plannedAt"]) - seconds(&v["readingAt"]));
+    line("  navigation start -> loading starts (page and Worker start)", &|v| seconds(&v["readingAt"]));
+    line("  read (fetch + parse + graph), the Worker's own figure", &|v| seconds(&v["readMillis"]));
+    line("  plan (corpus + plan), the Worker's own figure", &|v| seconds(&v["millis"]));
+    line("  model loaded -> plan shown", &|v| seconds(&v["plannedAt"]) - seconds(&v["loadedAt"]));
+    println!(
+        "  wasm memory (Worker): {:.0} MB after the plan, {:.0} MB after the read; page JS heap {:.0} MB",
+        max_of(results, |v| &v["wasmMemory"]) / 1e6,
+        max_of(results, |v| &v["readWasmMemory"]) / 1e6,
+        max_of(results, |v| &v["jsHeap"]) / 1e6
+    );
+    for phase in ["startup", "loading", "planning"] {
+        let worst = results
+            .iter()
+            .max_by(|a, b| {
+                let longest = |v: &serde_json::Value| v["longTasks"][phase]["longestMs"].as_f64().unwrap_or(0.0);
+                longest(a).total_cmp(&longest(b))
+            })
+            .expect("one run at least");
+        let when = match worst["longTasks"][phase]["longestAt"].as_f64() {
+            Some(at) => format!(
+                " (at {:.2} s; that run's loading started at {:.2} s, model loaded at {:.2} s, plan shown at {:.2} s)",
+                at / 1e3,
+                seconds(&worst["readingAt"]),
+                seconds(&worst["loadedAt"]),
+                seconds(&worst["plannedAt"])
+            ),
+            None => String::new(),
+        };
+        println!(
+            "  UI-thread long tasks {phase}: at most {} per run, longest {:.0} ms{when}",
+            max_of(results, |v| &v["longTasks"][phase]["count"]),
+            max_of(results, |v| &v["longTasks"][phase]["longestMs"])
+        );
+    }
+}
+
+fn print_demo_runs(demos: &[serde_json::Value]) {
+    println!(
+        "  demo, ?demo opened twice in one browser context (cold: a fresh profile; warm: the second load), {} runs:",
+        demos.len()
+    );
+    for load in ["cold", "warm"] {
+        let ms = |what: &str, key: &str| {
+            let (best, median) = best_median(demos, |v| v[load][key].as_f64().unwrap_or(f64::NAN));
+            format!("{what} best {best:.0} ms, median {median:.0} ms")
+        };
+        println!(
+            "  {load} load: {}; {}; {}; {}",
+            ms("first contentful paint", "firstContentfulPaint"),
+            ms("model summary shown", "modelShownAt"),
+            ms("plan shown", "planShownAt"),
+            ms("source shown", "sourceShownAt"),
+        );
+        let kb = |who: &str, what: &str| max_of(demos, |v| &v[load][who][what]);
+        println!(
+            "    fetched (at most): page {:.0} kB in {} files, Worker {:.0} kB in {} files; UI-thread long tasks: at most {} per run, longest {:.0} ms",
+            kb("page", "bytes") / 1e3,
+            kb("page", "files"),
+            kb("worker", "bytes") / 1e3,
+            kb("worker", "files"),
+            max_of(demos, |v| &v[load]["longTasks"]["count"]),
+            max_of(demos, |v| &v[load]["longTasks"]["longestMs"]),
+        );
+        // The run with the median plan time, step by step.
+        let mut order: Vec<&serde_json::Value> = demos.iter().map(|v| &v[load]).collect();
+        order.sort_by(|a, b| {
+            a["planShownAt"].as_f64().unwrap_or(0.0).total_cmp(&b["planShownAt"].as_f64().unwrap_or(0.0))
+        });
+        let m = order[order.len() / 2];
+        let arrived = |who: &str, suffix: &str| {
+            m[who]["arrived"]
+                .as_object()
+                .and_then(|o| o.iter().find(|(k, _)| k.ends_with(suffix)))
+                .and_then(|(_, t)| t.as_f64())
+        };
+        let steps = [
+            ("page wasm fetched", arrived("page", "_bg.wasm")),
+            ("first contentful paint", m["firstContentfulPaint"].as_f64()),
+            ("Worker started", m["worker"]["startedAt"].as_f64()),
+            ("Worker wasm fetched", arrived("worker", "worker_bg.wasm")),
+            ("model fetched", arrived("worker", "model.jsonl")),
+            ("model shown", m["modelShownAt"].as_f64()),
+            ("source shown", m["sourceShownAt"].as_f64()),
+            ("plan shown", m["planShownAt"].as_f64()),
+        ];
+        let steps: Vec<String> = steps.iter().filter_map(|(what, t)| t.map(|t| format!("{what} {t:.0}"))).collect();
+        println!(
+            "    median run (ms since navigation start): {}; the Worker's read {} ms, plan {} ms; store read-only: {}",
+            steps.join(", "),
+            m["readMillis"],
+            m["planMillis"],
+            m["storeReadOnly"].as_str().unwrap_or("?")
+        );
+    }
 }
 
 /// `cargo xtask bench sidecar`: the release example

@@ -61,7 +61,12 @@ pub fn trunk_build(release: bool) -> crate::Result {
 }
 
 /// A small static file server for a Trunk `dist/` directory: correct MIME
-/// types (incl. `application/wasm`) and cross-origin isolation headers.
+/// types (incl. `application/wasm`), cross-origin isolation headers, and
+/// caching as a plain web server does it: `Cache-Control: no-cache` (a
+/// browser keeps the file but asks before reusing it) with an `ETag` from
+/// the file's size and modification time, answered `304 Not Modified` when
+/// it still matches, so a rebuilt page is never served stale and a warm
+/// cache costs one round trip per file instead of its bytes.
 pub struct StaticServer {
     server: Arc<tiny_http::Server>,
     addr: std::net::SocketAddr,
@@ -119,7 +124,7 @@ fn header(name: &str, value: &str) -> tiny_http::Header {
 }
 
 fn respond(dir: &Path, request: tiny_http::Request) {
-    let headers = [
+    let mut headers = vec![
         header("Cross-Origin-Opener-Policy", "same-origin"),
         header("Cross-Origin-Embedder-Policy", "require-corp"),
         header("Cross-Origin-Resource-Policy", "same-origin"),
@@ -129,27 +134,53 @@ fn respond(dir: &Path, request: tiny_http::Request) {
     let file = method_ok.then(|| resolve(dir, request.url())).flatten();
     let result = match file.and_then(|p| File::open(&p).ok().map(|f| (p, f))) {
         Some((path, file)) => {
-            let mut response =
-                tiny_http::Response::from_file(file).with_header(header("Content-Type", mime_type(&path)));
-            for h in headers {
-                response.add_header(h);
+            let tag = file.metadata().ok().and_then(|m| etag(&m));
+            let fresh = tag.as_deref().is_some_and(|tag| {
+                request.headers().iter().any(|h| h.field.equiv("If-None-Match") && etag_matches(h.value.as_str(), tag))
+            });
+            headers.extend(tag.map(|t| header("ETag", &t)));
+            if fresh {
+                reply(request, tiny_http::Response::empty(304), headers)
+            } else {
+                headers.push(header("Content-Type", mime_type(&path)));
+                reply(request, tiny_http::Response::from_file(file), headers)
             }
-            request.respond(response)
         }
         None => {
             let status = if method_ok { 404 } else { 405 };
-            let mut response = tiny_http::Response::from_string("not found\n")
-                .with_status_code(status)
-                .with_header(header("Content-Type", "text/plain; charset=utf-8"));
-            for h in headers {
-                response.add_header(h);
-            }
-            request.respond(response)
+            headers.push(header("Content-Type", "text/plain; charset=utf-8"));
+            reply(request, tiny_http::Response::from_string("not found\n").with_status_code(status), headers)
         }
     };
     if let Err(e) = result {
         eprintln!("serve: {e}");
     }
+}
+
+fn reply<R: std::io::Read>(
+    request: tiny_http::Request,
+    mut response: tiny_http::Response<R>,
+    headers: Vec<tiny_http::Header>,
+) -> std::io::Result<()> {
+    for h in headers {
+        response.add_header(h);
+    }
+    request.respond(response)
+}
+
+/// A strong validator from the file's size and modification time (ns).
+fn etag(meta: &std::fs::Metadata) -> Option<String> {
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(format!("\"{:x}-{:x}\"", meta.len(), modified.as_nanos()))
+}
+
+/// Whether an `If-None-Match` value (`*` or a list of tags, weak or strong)
+/// names `tag` (weak comparison, as for GET).
+fn etag_matches(if_none_match: &str, tag: &str) -> bool {
+    fn bare(t: &str) -> &str {
+        t.trim().trim_start_matches("W/")
+    }
+    if_none_match.trim() == "*" || if_none_match.split(',').any(|t| bare(t) == bare(tag))
 }
 
 /// Map a URL path to a file under `dir`; `None` for anything escaping it.
@@ -221,6 +252,16 @@ mod tests {
         assert_eq!(resolve(&dir, "/../etc/passwd"), None);
         assert_eq!(resolve(&dir, "/missing"), None);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn etags_match_as_a_browser_sends_them() {
+        assert!(etag_matches("\"a-1\"", "\"a-1\""));
+        assert!(etag_matches("W/\"a-1\", \"b-2\"", "\"b-2\""));
+        assert!(etag_matches("W/\"a-1\"", "\"a-1\""));
+        assert!(etag_matches(" * ", "\"a-1\""));
+        assert!(!etag_matches("\"a-2\"", "\"a-1\""));
+        assert!(!etag_matches("", "\"a-1\""));
     }
 
     #[test]
