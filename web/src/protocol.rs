@@ -89,6 +89,45 @@ pub enum ToWorker {
     NavCycles,
     /// Full-text search over the explanations in the store.
     TextSearch { query: String },
+    /// A compact map of the code for a question; `flag` is the address's
+    /// `?mode=`, `setting` the user's choice (a `mode:` word in the question wins).
+    Explore { question: String, flag: Option<String>, setting: Option<String> },
+}
+
+/// A navigator selection: the node, its dependency view, its explanation, and its row in the tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Selected {
+    pub node: navigator::NodeView,
+    pub deps: navigator::DepView,
+    pub insight: crate::insight::InsightView,
+    pub row: Option<u64>,
+}
+
+/// A symbol of a map, with its navigator node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MapSymbol {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub node: Option<u32>,
+    /// The one-line explanation, if one was bought (generated text).
+    pub explanation: Option<String>,
+    pub stale: bool,
+}
+
+/// An explore answer, as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExploreAnswer {
+    pub question: String,
+    pub mode: String,
+    pub markdown: String,
+    pub symbols: Vec<MapSymbol>,
+    pub chars: u64,
+    pub tokens: u64,
+    /// Answering (index included when it had to be built), in milliseconds.
+    pub millis: f64,
+    /// Building the index first, when this answer did (0 otherwise).
+    pub index_millis: f64,
 }
 
 /// What to select in the navigator.
@@ -241,12 +280,7 @@ pub enum FromWorker {
         result: navigator::SearchResult,
     },
     /// The selection: the node, its dependency view, its explanation, and its row in the tree.
-    NavSelected {
-        node: navigator::NodeView,
-        deps: navigator::DepView,
-        insight: crate::insight::InsightView,
-        row: Option<u64>,
-    },
+    NavSelected { selection: Box<Selected> },
     /// The model has no such entity (a stale link).
     NavMissing {
         id: String,
@@ -261,6 +295,11 @@ pub enum FromWorker {
     NavCycles {
         reports: Vec<navigator::CycleReport>,
         names: Vec<(u32, String)>,
+    },
+    /// The map for a question: its Markdown (what "copy" copies), the listed
+    /// symbols for links into the navigator, its size, and what answering cost.
+    Explored {
+        answer: ExploreAnswer,
     },
     /// Full-text hits (`message` when the search could not run).
     TextHits {

@@ -72,10 +72,29 @@ struct State {
     expanded: hashbrown::HashSet<u32>,
     /// Why a record no longer matches the model (unit member id → reason), from the last plan.
     stale: hashbrown::HashMap<String, String>,
+    /// Member id → the fingerprint the last plan gives its unit (for explore's freshness).
+    current: Option<Rc<hashbrown::HashMap<String, String>>>,
     running: bool,
 }
 
+/// The code graph and the explore index of a model, beside the model they borrow.
+struct Explorable<'m> {
+    graph: analyzer::graph::CodeGraph<'m>,
+    index: explore::ExploreIndex,
+    /// Records the explanation words were indexed from.
+    explained: u64,
+}
+
+self_cell::self_cell!(
+    struct ExploreCell {
+        owner: Rc<model::Model>,
+        #[not_covariant]
+        dependent: Explorable,
+    }
+);
+
 thread_local! {
+    static EXPLORE: RefCell<Option<ExploreCell>> = const { RefCell::new(None) };
     static STATE: RefCell<State> = RefCell::new(State::default());
     /// Run controls, read by the run's completer and stop hook.
     static PAUSED: Cell<bool> = const { Cell::new(false) };
@@ -277,6 +296,7 @@ async fn handle(msg: ToWorker, data: JsValue) {
             }
         }
         ToWorker::TextSearch { query } => text_search(query),
+        ToWorker::Explore { question, flag, setting } => explore_question(question, flag, setting),
     }
 }
 
@@ -288,6 +308,7 @@ fn navigator() -> Option<Rc<navigator::Navigator>> {
 
 /// Builds the navigator of a model just read and tells the page.
 fn build_navigator(model: &model::Model) {
+    EXPLORE.with(|e| e.borrow_mut().take());
     let started = now_ms();
     let nav = navigator::Navigator::build(model);
     let (nodes, deps) = (nav.len() as u64, nav.dep_count() as u64);
@@ -341,19 +362,102 @@ fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
     let view = nav.node(node);
     let insight = insight_for(&view.id);
     let deps = nav.dependencies(node, 0, crate::protocol::NAV_DEPS_PAGE as usize);
-    post(&FromWorker::NavSelected { node: view, deps, insight, row: row.map(|r| r as u64) });
+    let selection = crate::protocol::Selected { node: view, deps, insight, row: row.map(|r| r as u64) };
+    post(&FromWorker::NavSelected { selection: Box::new(selection) });
 }
 
-// TEMPORARY until the store's FTS lands: no hits.
-fn search_text(_store: &store::Store, _query: &str) -> Result<Vec<TmpHit>, String> {
-    Err("full-text search is not available yet".into())
-}
-struct TmpHit {
-    id: String,
-    level: String,
-    name: Option<String>,
-    concept: Option<String>,
-    snippet: String,
+/// The store's records as explanations, checked against the last plan.
+fn explore_question(question: String, flag: Option<String>, setting: Option<String>) {
+    let Ok((model, _)) = loaded() else {
+        post(&FromWorker::Error { message: "load a model to explore it".into() });
+        return;
+    };
+    let started = now_ms();
+    let store = STATE.with(|s| s.borrow().store.clone());
+    let records: u64 = store.as_ref().and_then(|st| st.count().ok()).unwrap_or(0);
+    let built = EXPLORE.with(|e| e.borrow().as_ref().is_some_and(|c| Rc::ptr_eq(c.borrow_owner(), &model)));
+    if !built {
+        let cell = ExploreCell::new(model.clone(), |m| {
+            let graph = analyzer::graph::CodeGraph::new(m);
+            let index = explore::ExploreIndex::build(&graph);
+            Explorable { graph, index, explained: u64::MAX }
+        });
+        EXPLORE.with(|e| *e.borrow_mut() = Some(cell));
+    }
+    let index_millis = if built { 0.0 } else { now_ms() - started };
+    let book = store.as_deref().and_then(|st| store::StoreBook::new(st).ok());
+    let current = STATE.with(|s| s.borrow().current.clone());
+    let nav = navigator();
+    let answer = EXPLORE.with(|e| {
+        let mut e = e.borrow_mut();
+        let cell = e.as_mut().expect("built above");
+        // The explanation words follow the store (records arrive with runs and imports).
+        cell.with_dependent_mut(|_, x| {
+            if x.explained != records {
+                let texts: Vec<(String, String)> = store
+                    .as_deref()
+                    .and_then(|st| st.records().ok())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|r| (r.id.clone(), r.block.description().to_owned()))
+                    .collect();
+                x.index.set_explanations(&x.graph, texts.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+                x.explained = records;
+            }
+        });
+        cell.with_dependent(|_, x| {
+            let none = explore::NoExplanations;
+            let with_records;
+            let explanations: &dyn explore::Explanations = match &book {
+                Some(b) => {
+                    with_records = explore::RecordExplanations { records: b, current: current.as_deref() };
+                    &with_records
+                }
+                None => &none,
+            };
+            let src = source();
+            let explorer = explore::Explorer {
+                graph: &x.graph,
+                index: &x.index,
+                sources: src.as_deref().map(Source::reader),
+                explanations,
+            };
+            let request = explore::Request {
+                question: &question,
+                flag: flag.as_deref().and_then(explore::Mode::parse),
+                setting: setting.as_deref().and_then(explore::Mode::parse),
+                caps: explore::Caps::default(),
+                body_hint: Some("select {name} in the Navigate tab".into()),
+            };
+            explorer.answer(&request)
+        })
+    });
+    let markdown = answer.to_markdown();
+    let symbols = answer
+        .symbols
+        .items
+        .iter()
+        .map(|s| crate::protocol::MapSymbol {
+            id: s.at.id.clone(),
+            name: s.at.name.clone(),
+            kind: s.at.kind.clone(),
+            node: nav.as_ref().and_then(|n| n.node_of(&s.at.id)),
+            explanation: s.explanation.as_ref().map(|e| e.text.clone()),
+            stale: s.explanation.as_ref().is_some_and(|e| e.freshness == explore::Freshness::Stale),
+        })
+        .collect();
+    let chars = markdown.chars().count() as u64;
+    let answer = crate::protocol::ExploreAnswer {
+        question,
+        mode: format!("{:?}", answer.mode).to_lowercase(),
+        tokens: explore::estimate_tokens(&markdown),
+        markdown,
+        symbols,
+        chars,
+        millis: now_ms() - started,
+        index_millis,
+    };
+    post(&FromWorker::Explored { answer });
 }
 
 fn text_search(query: String) {
@@ -363,14 +467,14 @@ fn text_search(query: String) {
         return;
     };
     let nav = navigator();
-    match search_text(&store, &query) {
+    match store.search_text(&query, 50) {
         Ok(hits) => {
             let hits = hits
                 .into_iter()
                 .map(|h| crate::protocol::TextHitView {
                     node: nav.as_ref().and_then(|n| n.node_of(&h.id)),
                     id: h.id,
-                    level: h.level,
+                    level: h.level.as_str().to_owned(),
                     name: h.name,
                     concept: h.concept,
                     snippet: h.snippet,
@@ -879,6 +983,7 @@ fn plan(settings: &PlanSettings) -> Result<(), String> {
     }
     let (mut view, table) = planning::view(&corpus, &plan, settings, &options, &name, notes);
     drop(book);
+    let stale = store.as_deref().map(|st| stale_records(st, &corpus, &plan, &options)).unwrap_or_default();
     view.millis = now_ms() - started;
     view.wasm_memory_bytes = wasm_memory_bytes();
     let scope_ids = planning::scope_candidates(&corpus);
@@ -886,9 +991,36 @@ fn plan(settings: &PlanSettings) -> Result<(), String> {
         let mut s = s.borrow_mut();
         s.table = table;
         s.scope_ids = scope_ids;
+        s.stale = stale;
+        s.current = Some(Rc::new(explore::current_fingerprints(&corpus.walk, &plan)));
     });
     post(&FromWorker::Planned { plan: view });
     Ok(())
+}
+
+/// Why each stale record of the store no longer matches this plan (id → sentence).
+fn stale_records(
+    store: &store::Store,
+    corpus: &Corpus<'_>,
+    plan: &insights::plan::RunPlan,
+    options: &insights::plan::PlanOptions,
+) -> hashbrown::HashMap<String, String> {
+    use insights::stale::{staleness, Basis, Stamp};
+    let (Ok(Some(header)), Ok(fingerprints)) = (store.header(), store.fingerprints()) else {
+        return Default::default();
+    };
+    let stamps: hashbrown::HashMap<String, Stamp> =
+        fingerprints.into_iter().map(|(id, fingerprint)| (id, Stamp { fingerprint, model: None })).collect();
+    let verdict =
+        staleness(&stamps, &Basis::of_header(&header), &Basis::current(options.models.clone()), &corpus.walk, plan);
+    stamps
+        .keys()
+        .filter_map(|id| {
+            let f = verdict.get(id).filter(|f| !f.is_current())?;
+            let why = f.describe();
+            Some((id.clone(), why.strip_prefix("stale: ").map(str::to_owned).unwrap_or(why)))
+        })
+        .collect()
 }
 
 fn rows(query: &RowQuery) {

@@ -150,6 +150,8 @@ fn e2e() -> crate::Result {
     // Slow enough that a reload lands mid-run; and one whose account runs dry.
     let slow = MockProvider::start(MockConfig::default().with("slow:120@*"));
     let broke = MockProvider::start(MockConfig::default().with("402@3"));
+    // One unit always answered with nonsense: a failure to show in the navigator.
+    let failing = MockProvider::start(MockConfig::default().with("malformed@unit=java:com.acme.order/Money.cents()"));
     let result = run_cmd(
         Command::new("node")
             .current_dir(root())
@@ -158,10 +160,12 @@ fn e2e() -> crate::Result {
             .env("E2E_BASE_URL", server.url())
             .env("E2E_MOCK_SLOW_URL", slow.url())
             .env("E2E_MOCK_402_URL", broke.url())
+            .env("E2E_MOCK_FAILING_URL", failing.url())
             .env("E2E_CLI", &cli),
     );
     drop(server);
     slow.stop();
     broke.stop();
+    failing.stop();
     result
 }

@@ -91,7 +91,7 @@ pub enum StaleReason {
     PromptVersion { was: String, now: String },
     /// Another model explains this level now.
     Model { was: String, now: String },
-    /// Units it depends on changed (their ids, at most [`DEPENDENCY_IDS_CAP`]).
+    /// Units it depends on changed or have no explanation (their ids, at most [`DEPENDENCY_IDS_CAP`]).
     Dependency { ids: Vec<String> },
     /// Its own inputs changed: source text, comments, signatures, facts or options.
     Source,
@@ -107,9 +107,9 @@ impl StaleReason {
             StaleReason::Model { was, now } => format!("explained by {was}; this level is now explained by {now}"),
             StaleReason::Dependency { ids } => {
                 let mut s = String::from(if ids.len() == 1 {
-                    "a unit it depends on changed: "
+                    "a unit it depends on changed or is not explained: "
                 } else {
-                    "units it depends on changed: "
+                    "units it depends on changed or are not explained: "
                 });
                 for (i, id) in ids.iter().enumerate() {
                     let _ = write!(s, "{}{id}", if i > 0 { ", " } else { "" });
@@ -195,9 +195,9 @@ impl Staleness {
 
 /// Judges every record of `records` (made under `was`) against the plan of
 /// `walk` made under `now`, in one pass in walk order: a unit is changed
-/// when one of its records is stale, or when it has no record and one of
-/// its dependencies is changed (its fingerprint moved with theirs); a stale
-/// record names the changed units among its unit's dependencies.
+/// when one of its records is stale, or when it has no record (a dependent
+/// explained without it is redone when it gets one); a stale record names
+/// the changed units among its unit's dependencies.
 pub fn staleness(records: &HashMap<String, Stamp>, was: &Basis, now: &Basis, walk: &Walk, plan: &RunPlan) -> Staleness {
     let mut out = Staleness { records: HashMap::with_capacity(records.len()), unplanned: Vec::new() };
     let mut changed = vec![false; walk.units.len()];
@@ -217,7 +217,11 @@ pub fn staleness(records: &HashMap<String, Stamp>, was: &Basis, now: &Basis, wal
             out.records.insert(member.clone(), f);
         }
         if !any_record {
-            changed[i] = !changed_dependencies.is_empty();
+            // A unit without a record (failed, skipped, never run) is what a
+            // record made beside it missed: its dependents quoted nothing
+            // for it, so their fingerprints hold an empty one and they are
+            // redone once it is explained.
+            changed[i] = true;
         }
     }
     if out.records.len() < records.len() {
@@ -267,9 +271,9 @@ mod tests {
     #[test]
     fn sentences_and_json() {
         let dep = StaleReason::Dependency { ids: vec!["java:p/T.g()".into()] };
-        assert_eq!(dep.describe(), "a unit it depends on changed: java:p/T.g()");
+        assert_eq!(dep.describe(), "a unit it depends on changed or is not explained: java:p/T.g()");
         let five = StaleReason::Dependency { ids: (0..5).map(|i| i.to_string()).collect() };
-        assert_eq!(five.describe(), "units it depends on changed: 0, 1, 2, 3, 4 (maybe more)");
+        assert_eq!(five.describe(), "units it depends on changed or are not explained: 0, 1, 2, 3, 4 (maybe more)");
         assert_eq!(
             Freshness::Stale(StaleReason::Model { was: "a".into(), now: "b".into() }).describe(),
             "stale: explained by a; this level is now explained by b"

@@ -139,7 +139,7 @@ fn a_leaf_source_changed_it_and_what_depends_on_it_are_stale() {
     assert_eq!(s.stale_count(), 5);
     assert_eq!(
         s.get(G).unwrap().describe(),
-        "stale: a unit it depends on changed: java:p/T.h()",
+        "stale: a unit it depends on changed or is not explained: java:p/T.h()",
         "a sentence for the page"
     );
 

@@ -7,6 +7,7 @@
 //! * [`link`]: the Worker link (posting, files beside messages, downloads);
 //! * the panels, top to bottom: [`load`], [`plan`], [`run`], [`keep`].
 
+mod explore;
 mod keep;
 mod link;
 mod load;
@@ -55,6 +56,9 @@ fn App() -> impl IntoView {
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Cycles>
                 <navigate::CyclesPanel />
+            </Show>
+            <Show when=move || ui.tab.get() == state::Tab::Explore>
+                <explore::ExplorePanel />
             </Show>
         </main>
     }

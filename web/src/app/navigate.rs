@@ -126,12 +126,10 @@ pub fn apply(ui: Ui, msg: FromWorker) {
             }
         }
         FromWorker::NavRows { offset, total, rows } => nav.rows.set((offset, total, rows)),
-        FromWorker::NavSearch { query, result } => {
-            if query == nav.query.get_untracked() {
-                nav.search.set(Some(result));
-            }
-        }
-        FromWorker::NavSelected { node, deps, insight, row } => {
+        // An answer to an older keystroke is dropped.
+        FromWorker::NavSearch { query, result } if query == nav.query.get_untracked() => nav.search.set(Some(result)),
+        FromWorker::NavSelected { selection } => {
+            let crate::protocol::Selected { node, deps, insight, row } = *selection;
             set_hash_id(&node.id);
             nav.missing.set(None);
             nav.cursor.set(row);
@@ -162,10 +160,8 @@ pub fn apply(ui: Ui, msg: FromWorker) {
             nav.cycle_names.set(names.into_iter().collect());
             nav.cycles.set(Some(reports));
         }
-        FromWorker::TextHits { query, hits, message } => {
-            if query == nav.text_query.get_untracked() {
-                nav.text_hits.set(Some((hits, message)));
-            }
+        FromWorker::TextHits { query, hits, message } if query == nav.text_query.get_untracked() => {
+            nav.text_hits.set(Some((hits, message)))
         }
         _ => {}
     }
@@ -430,6 +426,11 @@ fn Selection() -> impl IntoView {
                 <p class="facts">
                     {format!("fan-in {} · fan-out {} distinct counterparts", deps.fan_in, deps.fan_out)}
                     {anchor.map(|a| view! { " · "<code>{a}</code> })}
+ " · "<button class="link" id="explore-this" on:click={
+                        let q = node.signature.clone().map(|_| node.name.clone()).unwrap_or_else(|| node.name.clone());
+                        let q = if node.category == "operation" { format!("{}.{q}", node.breadcrumb.last().cloned().unwrap_or_default()) } else { q };
+                        move |_| { ui.tab.set(Tab::Explore); super::explore::ask(ui, q.clone()); }
+                    }>"explore it"</button>
                     " · "<button class="link" id="show-graph" on:click=move |_| { ui.tab.set(Tab::Graph); send(&ToWorker::NavGraph { node: Some(n) }); }>"graph of its neighbourhood"</button>
                 </p>
                 <InsightPanel insight=insight />
@@ -717,6 +718,7 @@ pub fn Tabs() -> impl IntoView {
             <button id="tab-navigate" role="tab" class:active=move || tab.get() == Tab::Navigate on:click=move |_| go(Tab::Navigate)>"Navigate"</button>
             <button id="tab-graph" role="tab" class:active=move || tab.get() == Tab::Graph on:click=move |_| go(Tab::Graph)>"Graph"</button>
             <button id="tab-cycles" role="tab" class:active=move || tab.get() == Tab::Cycles on:click=move |_| go(Tab::Cycles)>"Cycles"</button>
+            <button id="tab-explore" role="tab" class:active=move || tab.get() == Tab::Explore on:click=move |_| go(Tab::Explore)>"Explore"</button>
         </nav>
     }
 }

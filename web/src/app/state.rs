@@ -84,6 +84,10 @@ pub struct Ui {
     pub suggestions: RwSignal<(Vec<String>, u64)>,
     pub tab: RwSignal<Tab>,
     pub nav: super::navigate::NavState,
+    pub explore_question: RwSignal<String>,
+    pub explore_mode: RwSignal<String>,
+    pub explore_busy: RwSignal<bool>,
+    pub explored: RwSignal<Option<crate::protocol::ExploreAnswer>>,
 }
 
 /// The page's tabs.
@@ -93,6 +97,7 @@ pub enum Tab {
     Navigate,
     Graph,
     Cycles,
+    Explore,
 }
 
 impl Ui {
@@ -129,6 +134,10 @@ impl Ui {
             suggestions: RwSignal::new((Vec::new(), 0)),
             tab: RwSignal::new(Tab::Explain),
             nav: super::navigate::NavState::new(),
+            explore_question: RwSignal::new(String::new()),
+            explore_mode: RwSignal::new(super::explore::restore_mode()),
+            explore_busy: RwSignal::new(false),
+            explored: RwSignal::new(None),
         };
         super::run::restore_provider(&ui.provider);
         ui
@@ -247,6 +256,10 @@ impl Ui {
             | FromWorker::NavGraph { .. }
             | FromWorker::NavCycles { .. }
             | FromWorker::TextHits { .. } => super::navigate::apply(*self, msg),
+            FromWorker::Explored { answer } => {
+                self.explore_busy.set(false);
+                self.explored.set(Some(answer));
+            }
         }
     }
 }

@@ -1,0 +1,112 @@
+//! Explore: a question in, a compact map out (names, `file:line`, the flow,
+//! dispatch, what depends on what, the explanations already bought), with
+//! links into the navigator, a mode switch, and "copy as Markdown" — the
+//! map is what a user pastes into an LLM chat.
+
+use super::link::send;
+use super::state::{Tab, Ui};
+use crate::protocol::{ExploreAnswer, NavTarget, ToWorker};
+use leptos::prelude::*;
+
+/// The user's mode setting (localStorage).
+const SAVED_MODE: &str = "codegraph-insights.explore-mode";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// `?mode=` of the address (the flag of the precedence).
+fn mode_param() -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    web_sys::UrlSearchParams::new_with_str(&search).ok()?.get("mode").filter(|m| !m.is_empty())
+}
+
+/// Asks the Worker for the map of `question`.
+pub fn ask(ui: Ui, question: String) {
+    ui.explore_question.set(question.clone());
+    ui.explore_busy.set(true);
+    send(&ToWorker::Explore { question, flag: mode_param(), setting: Some(ui.explore_mode.get_untracked()) });
+}
+
+pub fn restore_mode() -> String {
+    storage().and_then(|s| s.get_item(SAVED_MODE).ok().flatten()).unwrap_or_else(|| "map".into())
+}
+
+fn copy(text: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
+
+#[component]
+pub fn ExplorePanel() -> impl IntoView {
+    let ui = expect_context::<Ui>();
+    let input = RwSignal::new(ui.explore_question.get_untracked());
+    let submit = move || {
+        let q = input.get_untracked();
+        if !q.trim().is_empty() {
+            ask(ui, q);
+        }
+    };
+    view! {
+        <section id="explore" class="panel">
+            <div class="form">
+                <label class="wide">"Ask about the code "
+                    <textarea id="explore-question" rows="2" placeholder="how is a rental priced?  ·  RentalService.finish  ·  BillingService.java:44  ·  \"a quoted phrase\""
+                        prop:value=move || input.get()
+                        on:input=move |ev| input.set(event_target_value(&ev))
+                        on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" && !ev.shift_key() { ev.prevent_default(); submit(); }></textarea>
+                </label>
+                <label>"Mode "
+                    <select id="explore-mode" on:change=move |ev| {
+                        let m = event_target_value(&ev);
+                        if let Some(s) = storage() { let _ = s.set_item(SAVED_MODE, &m); }
+                        ui.explore_mode.set(m);
+                        submit();
+                    }>
+                        {["map", "snippets", "source"].into_iter().map(|m| view! {
+                            <option value=m selected=move || ui.explore_mode.get() == m>{m}</option>
+                        }).collect::<Vec<_>>()}
+                    </select>
+                </label>
+                <button id="explore-ask" on:click=move |_| submit()>"Explore"</button>
+            </div>
+            <p class="hint">"Names, signatures, file:line anchors and words are matched; explanations already bought are shown beside each symbol, marked as generated. In the question, mode:snippets or mode:source overrides the mode."</p>
+            {move || ui.explore_busy.get().then(|| view! { <p class="hint">"exploring…"</p> })}
+            {move || ui.explored.get().map(|a| answer_view(ui, a))}
+        </section>
+    }
+}
+
+fn answer_view(ui: Ui, a: ExploreAnswer) -> impl IntoView {
+    let nav = ui.nav;
+    let markdown = a.markdown.clone();
+    let listed = a.symbols.len().to_string();
+    view! {
+        <div id="explore-answer" data-mode=a.mode.clone() data-chars=a.chars.to_string() data-millis=a.millis.to_string() data-symbols=listed>
+            <p class="hint">{format!(
+                "{} mode · {} characters, ~{} tokens · answered in {:.0} ms{}",
+                a.mode, a.chars, a.tokens, a.millis,
+                if a.index_millis > 0.0 { format!(" (the index was built first: {:.0} ms)", a.index_millis) } else { String::new() }
+            )}</p>
+            <button id="explore-copy" on:click=move |_| { copy(&markdown); ui.notice.set(Some("the map is on the clipboard, as Markdown".into())); }>"Copy as Markdown"</button>
+            <ul id="explore-symbols">
+                {a.symbols.into_iter().map(|s| {
+                    let node = s.node;
+                    view! {
+                        <li>
+                            <button class="link" disabled=node.is_none() on:click=move |_| if let Some(n) = node { ui.tab.set(Tab::Navigate); nav.select(NavTarget::Node(n)); }>{s.name}</button>
+                            " "<span class="badge">{s.kind}</span>
+                            {s.explanation.map(|e| view! { " "<span class="inference" title="generated by a model, not read from the code">{e}</span> })}
+                            {s.stale.then(|| view! { " "<span class="badge warning">"stale"</span> })}
+                        </li>
+                    }
+                }).collect::<Vec<_>>()}
+            </ul>
+            <details open>
+                <summary>"The map (Markdown)"</summary>
+                <pre id="explore-map" class="map">{a.markdown}</pre>
+            </details>
+        </div>
+    }
+}
