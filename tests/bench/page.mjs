@@ -58,6 +58,19 @@ async function fetches(target, pageOrigin) {
   };
 }
 
+/**
+ * The Worker's own time to build the navigator, which it does after the read
+ * and before the plan; shown on the Navigate tab, so read after everything
+ * else (null on a page without a navigator).
+ */
+async function navigatorMillis(page) {
+  if (!(await page.locator('#tab-navigate').count())) return null;
+  await page.click('#tab-navigate');
+  const facts = page.locator('#nav-facts');
+  await facts.waitFor({ timeout: 10_000 });
+  return Number(await facts.getAttribute('data-millis'));
+}
+
 async function model(modelPath, timeoutSeconds = 1800) {
   const timeout = Number(timeoutSeconds) * 1000;
   const browser = await launch();
@@ -85,6 +98,8 @@ async function model(modelPath, timeoutSeconds = 1800) {
         planning: longTasksBetween(longTasks, marks['model-status:loaded'], Infinity),
       },
       text: await planned.innerText(),
+      // Last: it opens the Navigate tab.
+      navMillis: await navigatorMillis(page),
     };
   } finally {
     await browser.close();

@@ -515,6 +515,11 @@ fn print_model_runs(results: &[serde_json::Value]) {
     line("load + plan, loading starts -> plan shown", &|v| seconds(&v["plannedAt"]) - seconds(&v["readingAt"]));
     line("  navigation start -> loading starts (page and Worker start)", &|v| seconds(&v["readingAt"]));
     line("  read (fetch + parse + graph), the Worker's own figure", &|v| seconds(&v["readMillis"]));
+    if results.iter().any(|v| v["navMillis"].is_number()) {
+        line("  navigator build, the Worker's own figure (after the read, before the plan)", &|v| {
+            seconds(&v["navMillis"])
+        });
+    }
     line("  plan (corpus + plan), the Worker's own figure", &|v| seconds(&v["millis"]));
     line("  model loaded -> plan shown", &|v| seconds(&v["plannedAt"]) - seconds(&v["loadedAt"]));
     println!(
