@@ -79,6 +79,14 @@ enum Bench {
         /// Builds; the best and the median are printed.
         #[arg(long, default_value_t = 3)]
         runs: usize,
+        /// Then in the release page in headless Chromium (up to 3 runs): the
+        /// tree shown once the model is loaded, search keystrokes, and the
+        /// node with the most rows selected through its `#id=` link.
+        #[arg(long)]
+        browser: bool,
+        /// Give up on a browser run after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
     },
     /// Explore natively (release): the name index built for a model, maps
     /// answered for questions picked from it, and on the demo corpus the
@@ -90,6 +98,14 @@ enum Bench {
         /// Index builds and answers per question; the best and the median are printed.
         #[arg(long, default_value_t = 3)]
         runs: usize,
+        /// Then the same questions on the release page's Explore tab in
+        /// headless Chromium (up to 3 runs): click to answer shown, the
+        /// first answer building the index.
+        #[arg(long)]
+        browser: bool,
+        /// Give up on a browser run after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
     },
     /// Side-car import (read + decode + store.import into a fresh store) and
     /// export (store → file) at BroadleafCommerce scale, in a release build:
@@ -136,8 +152,20 @@ pub fn run(args: Args) -> crate::Result {
             plan_in_browser(&model, runs.clamp(1, 3), timeout)
         }
         Bench::Page { model, runs, timeout } => page(model.as_deref(), runs.max(1), timeout),
-        Bench::Navigator { model, runs } => navigator::run(&model, runs.max(1)),
-        Bench::Explore { model, runs } => explore::run(&model, runs.max(1)),
+        Bench::Navigator { model, runs, browser, timeout } => {
+            let node = navigator::run(&model, runs.max(1))?;
+            if !browser {
+                return Ok(());
+            }
+            navigator::in_browser(&model, &node, runs.clamp(1, 3), timeout)
+        }
+        Bench::Explore { model, runs, browser, timeout } => {
+            let questions = explore::run(&model, runs.max(1))?;
+            if !browser {
+                return Ok(());
+            }
+            explore::in_browser(&model, &questions, runs.clamp(1, 3), timeout)
+        }
         Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
         Bench::Run { model, concurrency } => run_loop(&model, concurrency),
     }
@@ -422,6 +450,31 @@ fn browser_run(
     }
     let line = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(line.trim()).map(Ok).map_err(|e| format!("{e}: {line}"))
+}
+
+/// `runs` runs of a browser benchmark script (`script_and_args`, which name
+/// the model as `bench/model.jsonl`) against the release page with `model`
+/// served beside it, each killed after `timeout` seconds: the JSON line of
+/// every run until one fails, which is printed.
+fn served_browser_runs(
+    model: &Path,
+    script_and_args: &[&str],
+    runs: usize,
+    timeout: u64,
+) -> crate::Result<Vec<serde_json::Value>> {
+    let served = ServedModel::start(model)?;
+    let mut results = Vec::new();
+    for run in 1..=runs {
+        let started = Instant::now();
+        match browser_run(&served.server, script_and_args, timeout)? {
+            Ok(v) => results.push(v),
+            Err(why) => {
+                println!("  browser run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
+                break;
+            }
+        }
+    }
+    Ok(results)
 }
 
 /// Milliseconds (a JSON number) as seconds; NaN when absent.

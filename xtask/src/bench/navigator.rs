@@ -1,13 +1,17 @@
-//! `cargo xtask bench navigator --model FILE`: the navigator the Worker
-//! builds per loaded model, natively in a release build
+//! `cargo xtask bench navigator --model FILE [--browser]`: the navigator the
+//! Worker builds per loaded model, natively in a release build
 //! (`crates/navigator/examples/navigator_bench.rs`): build time, a search
 //! keystroke, the dependency view of the node with the most rows, the graph
-//! views and tree paging.
+//! views and tree paging. With `--browser`, the same in the release page in
+//! headless Chromium (`tests/bench/navigator.mjs`): the tree shown after the
+//! model is loaded, search keystrokes answered, and the node with the most
+//! rows selected through its `#id=` link.
 
 use std::path::Path;
 use std::process::Command;
 
-pub fn run(model: &Path, runs: usize) -> crate::Result {
+/// The native figures; returns the id of the node with the most dependency rows.
+pub fn run(model: &Path, runs: usize) -> crate::Result<String> {
     let exe = super::release_example("navigator", "navigator_bench")?;
     let m = super::measure(Command::new(&exe).arg(model).arg(runs.to_string()))?;
     let v: serde_json::Value =
@@ -75,5 +79,89 @@ pub fn run(model: &Path, runs: usize) -> crate::Result {
         f(&t["rowIndexLastMs"]),
         f(&v["cyclesMs"]),
     );
+    Ok(d["node"].as_str().unwrap_or_default().to_owned())
+}
+
+/// The browser part: `runs` fresh browsers on the release page, each opening
+/// the model on the Navigate tab, typing searches and selecting `node`.
+pub fn in_browser(model: &Path, node: &str, runs: usize, timeout: u64) -> crate::Result {
+    let args = ["tests/bench/navigator.mjs", "bench/model.jsonl", node, &timeout.to_string()];
+    let results = super::served_browser_runs(model, &args, runs, timeout + 60)?;
+    if results.is_empty() {
+        return Ok(());
+    }
+    let n = results.len();
+    let ms = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+    let spread = |values: &[f64]| {
+        let (best, median) = super::best_median(values, |x| *x);
+        let worst = values.iter().copied().fold(f64::NAN, f64::max);
+        let missing = values.iter().filter(|x| x.is_nan()).count();
+        let missing = if missing > 0 { format!(" ({missing} not answered in time)") } else { String::new() };
+        format!("best {best:.0} ms, median {median:.0} ms, worst {worst:.0} ms{missing}")
+    };
+    let each = |key: &str| -> Vec<f64> { results.iter().map(|v| ms(&v["tree"][key])).collect() };
+    println!(
+        "  browser (release page in headless Chromium, ?model=URL then the Navigate tab, a fresh browser per run, {n} runs):"
+    );
+    println!("  tree: the Worker's read {}", spread(&each("readMillis")));
+    println!(
+        "    navigator build, the Worker's own figure (#nav-facts[data-millis]): {}",
+        spread(&each("buildMillis"))
+    );
+    println!(
+        "    model loaded -> first .tree-row in the DOM: {} (target <= 1.5 s)",
+        spread(&each("loadedToTreeRowMs"))
+    );
+    let words = |key: &str| -> String {
+        let w: Vec<&str> = results[0][key].as_array().into_iter().flatten().filter_map(|w| w.as_str()).collect();
+        w.join(", ")
+    };
+    let keys: Vec<&serde_json::Value> =
+        results.iter().flat_map(|v| v["search"].as_array().into_iter().flatten()).collect();
+    for (label, typed, queries) in [
+        ("typed one character at a time", true, format!("every prefix of {}", words("typedWords"))),
+        ("pasted at once", false, words("pastedWords")),
+    ] {
+        let group: Vec<&serde_json::Value> =
+            keys.iter().copied().filter(|k| k["typed"].as_bool() == Some(typed)).collect();
+        let pick = |key: &str| -> Vec<f64> { group.iter().map(|k| ms(&k[key])).collect() };
+        let rendered = pick("ms");
+        let over = rendered.iter().filter(|x| **x > 50.0).count();
+        println!("  search, {label} ({} keystrokes: {queries}):", rendered.len());
+        println!(
+            "    input -> answer rendered {} (target <= 50 ms; over it: {over}); Worker answer received {}; next frame painted {}",
+            spread(&rendered),
+            spread(&pick("receivedMs")),
+            spread(&pick("paintedMs"))
+        );
+    }
+    let first: Vec<&serde_json::Value> = results.iter().filter_map(|v| v["selections"].get(0)).collect();
+    let later: Vec<&serde_json::Value> =
+        results.iter().flat_map(|v| v["selections"].as_array().into_iter().flatten().skip(1)).collect();
+    if let Some(s0) = first.first() {
+        println!(
+            "  select {node} by setting location.hash (incoming {}, outgoing {}; {} .dep-row rendered, the first page of each role):",
+            s0["incoming"], s0["outgoing"], s0["rowsRendered"]
+        );
+    }
+    for (label, group) in [("first selection in the page", &first), ("selected again", &later)] {
+        if group.is_empty() {
+            continue;
+        }
+        let pick = |key: &str| -> Vec<f64> { group.iter().map(|s| ms(&s[key])).collect() };
+        println!(
+            "    {label} ({}): hash set -> first .dep-row in the DOM {} (target <= 100 ms); Worker answer received {}; next frame painted {}; longest UI-thread task {}",
+            group.len(),
+            spread(&pick("ms")),
+            spread(&pick("answerReceivedMs")),
+            spread(&pick("paintedMs")),
+            spread(&pick("longestUiTaskMs"))
+        );
+    }
+    for v in &results {
+        for p in v["problems"].as_array().into_iter().flatten() {
+            println!("  problem: {p}");
+        }
+    }
     Ok(())
 }
