@@ -15,15 +15,18 @@ after(async () => {
 });
 
 async function ask(page, question) {
-  const before = await page.locator('#explore-answer').getAttribute('data-millis').catch(() => null);
+  const before = await page.locator('#explore-answer').getAttribute('data-seq', { timeout: 100 }).catch(() => null);
   await page.fill('#explore-question', question);
   await page.click('#explore-ask');
+  // A newer answer, to this question (a mode switch may have asked the one before again).
+  const head = question.split(/\s/)[0];
   await page.waitForFunction(
-    (b) => {
+    ([b, head]) => {
       const a = document.querySelector('#explore-answer');
-      return a && a.dataset.millis !== b;
+      const map = document.querySelector('#explore-map')?.textContent ?? '';
+      return a && a.dataset.seq !== b && map.split('\n')[0].includes(head);
     },
-    before,
+    [before, head],
     { timeout: 30_000 },
   );
   return page.locator('#explore-answer');
@@ -54,6 +57,12 @@ test('explore the demo: map, modes, links into the navigator, copy, explanations
     answer = await ask(page, 'RentalService.finish mode:source');
     assert.equal(await answer.getAttribute('data-mode'), 'source');
     await page.selectOption('#explore-mode', 'map');
+
+    // What the map echoes is text: markup in a question stays inert.
+    answer = await ask(page, 'Money <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>');
+    assert.match(await page.locator('#explore-map').innerText(), /<script>window\.__pwned=2<\/script>/);
+    assert.equal(await page.locator('#explore-answer script, #explore-answer img').count(), 0);
+    assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
 
     // A listed symbol opens in the navigator.
     answer = await ask(page, 'RentalService.finish');

@@ -197,3 +197,25 @@ test('the demo: full-text search over the explanations, and stale marking after 
     await context.close();
   }
 });
+
+test('during a run, an explanation appears in the navigator as its unit commits', { skip: !process.env.E2E_MOCK_SLOW_URL }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, '?model=fixtures/upstream-java/model.jsonl&plan=1');
+  try {
+    await planned(page);
+    await page.selectOption('#provider-kind', 'openai-compatible');
+    await page.fill('#provider-base-url', process.env.E2E_MOCK_SLOW_URL);
+    await page.fill('#concurrency', '2');
+    await runAndConfirm(page);
+    await page.locator('#run-status[data-state="running"]').waitFor({ timeout: 30_000 });
+    await page.click('#tab-navigate');
+    await navReady(page);
+    // The top module is the walk's last unit: not explained when selected, explained once committed.
+    await select(page, 'java:com.acme.order');
+    await page.locator('#insight[data-status="unknown"]').waitFor();
+    await page.locator('#insight[data-status="explained"]').waitFor({ timeout: 90_000 });
+    assert.equal(await page.locator('#selection').getAttribute('data-id'), 'java:com.acme.order');
+  } finally {
+    await context.close();
+  }
+});

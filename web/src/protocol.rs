@@ -140,8 +140,11 @@ pub enum NavTarget {
 
 /// Search hits in the tree at most.
 pub const NAV_SEARCH_CAP: usize = 200;
-/// Dependency rows per role group per page.
+/// Dependency rows per role group per page ("Show N more").
 pub const NAV_DEPS_PAGE: u64 = 200;
+/// Rows per role group when a node is selected: a node with thousands of
+/// rows shows its first rows within a frame; the rest come by pages.
+pub const NAV_DEPS_FIRST: u64 = 50;
 /// Nodes drawn in a graph at most.
 pub const NAV_GRAPH_NODES: usize = 120;
 
@@ -280,7 +283,9 @@ pub enum FromWorker {
         result: navigator::SearchResult,
     },
     /// The selection: the node, its dependency view, its explanation, and its row in the tree.
-    NavSelected { selection: Box<Selected> },
+    NavSelected {
+        selection: Box<Selected>,
+    },
     /// The model has no such entity (a stale link).
     NavMissing {
         id: String,

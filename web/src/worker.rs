@@ -302,13 +302,19 @@ async fn handle(msg: ToWorker, data: JsValue) {
 
 // ---------------------------------------------------------------- the navigator
 
+/// The navigator of the loaded model, built the first time it is asked
+/// for (so loading and planning do not wait for it).
 fn navigator() -> Option<Rc<navigator::Navigator>> {
+    if let Some(nav) = STATE.with(|s| s.borrow().nav.clone()) {
+        return Some(nav);
+    }
+    let model = STATE.with(|s| s.borrow().loaded.as_ref().map(|l| l.model.clone()))?;
+    build_navigator(&model);
     STATE.with(|s| s.borrow().nav.clone())
 }
 
 /// Builds the navigator of a model just read and tells the page.
 fn build_navigator(model: &model::Model) {
-    EXPLORE.with(|e| e.borrow_mut().take());
     let started = now_ms();
     let nav = navigator::Navigator::build(model);
     let (nodes, deps) = (nav.len() as u64, nav.dep_count() as u64);
@@ -316,7 +322,6 @@ fn build_navigator(model: &model::Model) {
         let mut s = s.borrow_mut();
         s.nav = Some(Rc::new(nav));
         s.expanded.clear();
-        s.stale.clear();
     });
     post(&FromWorker::NavReady { nodes, deps, millis: now_ms() - started });
 }
@@ -361,9 +366,24 @@ fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
     });
     let view = nav.node(node);
     let insight = insight_for(&view.id);
-    let deps = nav.dependencies(node, 0, crate::protocol::NAV_DEPS_PAGE as usize);
+    let deps = nav.dependencies(node, 0, crate::protocol::NAV_DEPS_FIRST as usize);
     let selection = crate::protocol::Selected { node: view, deps, insight, row: row.map(|r| r as u64) };
     post(&FromWorker::NavSelected { selection: Box::new(selection) });
+}
+
+/// Builds the code graph and explore index of `model` unless they are
+/// built; returns whether they were.
+fn explore_cell(model: &Rc<model::Model>) -> bool {
+    let built = EXPLORE.with(|e| e.borrow().as_ref().is_some_and(|c| Rc::ptr_eq(c.borrow_owner(), model)));
+    if !built {
+        let cell = ExploreCell::new(model.clone(), |m| {
+            let graph = analyzer::graph::CodeGraph::new(m);
+            let index = explore::ExploreIndex::build(&graph);
+            Explorable { graph, index, explained: u64::MAX }
+        });
+        EXPLORE.with(|e| *e.borrow_mut() = Some(cell));
+    }
+    built
 }
 
 /// The store's records as explanations, checked against the last plan.
@@ -375,15 +395,7 @@ fn explore_question(question: String, flag: Option<String>, setting: Option<Stri
     let started = now_ms();
     let store = STATE.with(|s| s.borrow().store.clone());
     let records: u64 = store.as_ref().and_then(|st| st.count().ok()).unwrap_or(0);
-    let built = EXPLORE.with(|e| e.borrow().as_ref().is_some_and(|c| Rc::ptr_eq(c.borrow_owner(), &model)));
-    if !built {
-        let cell = ExploreCell::new(model.clone(), |m| {
-            let graph = analyzer::graph::CodeGraph::new(m);
-            let index = explore::ExploreIndex::build(&graph);
-            Explorable { graph, index, explained: u64::MAX }
-        });
-        EXPLORE.with(|e| *e.borrow_mut() = Some(cell));
-    }
+    let built = explore_cell(&model);
     let index_millis = if built { 0.0 } else { now_ms() - started };
     let book = store.as_deref().and_then(|st| store::StoreBook::new(st).ok());
     let current = STATE.with(|s| s.borrow().current.clone());
@@ -571,10 +583,15 @@ async fn model_read(answer: Result<(model::Model, ModelSummary), LoadError>) {
         s.table = PlanTable::default();
         s.source.clone()
     });
+    // The navigator and the explore index are built when first asked for.
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.nav = None;
+        s.expanded.clear();
+        s.stale.clear();
+    });
+    EXPLORE.with(|e| e.borrow_mut().take());
     post(&FromWorker::ModelLoaded { summary });
-    if let Some(model) = STATE.with(|s| s.borrow().loaded.as_ref().map(|l| l.model.clone())) {
-        build_navigator(&model);
-    }
     if let Some((source, name)) = previous {
         announce_source(source, name);
     }
@@ -995,6 +1012,14 @@ fn plan(settings: &PlanSettings) -> Result<(), String> {
         s.current = Some(Rc::new(explore::current_fingerprints(&corpus.walk, &plan)));
     });
     post(&FromWorker::Planned { plan: view });
+    // Once the plan is shown, the explore index is built in the idle time
+    // after it, so a first question does not wait for it.
+    wasm_bindgen_futures::spawn_local(async {
+        gloo_timers::future::TimeoutFuture::new(50).await;
+        if let Ok((model, _)) = loaded() {
+            explore_cell(&model);
+        }
+    });
     Ok(())
 }
 

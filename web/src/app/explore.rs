@@ -83,7 +83,7 @@ fn answer_view(ui: Ui, a: ExploreAnswer) -> impl IntoView {
     let markdown = a.markdown.clone();
     let listed = a.symbols.len().to_string();
     view! {
-        <div id="explore-answer" data-mode=a.mode.clone() data-chars=a.chars.to_string() data-millis=a.millis.to_string() data-symbols=listed>
+        <div id="explore-answer" data-seq=ui.explore_seq.get_untracked().to_string() data-mode=a.mode.clone() data-chars=a.chars.to_string() data-millis=a.millis.to_string() data-symbols=listed>
             <p class="hint">{format!(
                 "{} mode · {} characters, ~{} tokens · answered in {:.0} ms{}",
                 a.mode, a.chars, a.tokens, a.millis,

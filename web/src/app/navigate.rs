@@ -7,7 +7,7 @@
 use super::link::send;
 use super::state::{group, Running, Tab, Ui};
 use crate::insight::{Author, InsightView};
-use crate::protocol::{FromWorker, NavTarget, TextHitView, ToWorker, NAV_DEPS_PAGE};
+use crate::protocol::{FromWorker, NavTarget, TextHitView, ToWorker, NAV_DEPS_FIRST, NAV_DEPS_PAGE};
 use leptos::prelude::*;
 use navigator::{CycleReport, DepRowView, DepView, GraphView, NodeView, RoleGroup, SearchResult, TreeRow};
 use wasm_bindgen::prelude::*;
@@ -53,7 +53,7 @@ impl NavState {
             selected: RwSignal::new(None),
             cursor: RwSignal::new(None),
             missing: RwSignal::new(None),
-            deps_limit: RwSignal::new(NAV_DEPS_PAGE),
+            deps_limit: RwSignal::new(NAV_DEPS_FIRST),
             graph: RwSignal::new(None),
             cycles: RwSignal::new(None),
             cycle_names: RwSignal::new(hashbrown::HashMap::new()),
@@ -71,7 +71,7 @@ impl NavState {
     }
 
     pub fn select(&self, target: NavTarget) {
-        self.deps_limit.set(NAV_DEPS_PAGE);
+        self.deps_limit.set(NAV_DEPS_FIRST);
         send(&ToWorker::NavSelect { target, show_stubs: self.show_stubs.get_untracked() });
     }
 }
@@ -164,6 +164,15 @@ pub fn apply(ui: Ui, msg: FromWorker) {
             nav.text_hits.set(Some((hits, message)))
         }
         _ => {}
+    }
+}
+
+/// A new model: the navigator is built by the Worker when first asked for —
+/// now, if the address names a selection or a navigator tab is open.
+pub fn model_loaded(ui: Ui) {
+    ui.nav.ready.set(None);
+    if hash_id().is_some() || ui.tab.get_untracked() != Tab::Explain {
+        ui.nav.refresh_rows();
     }
 }
 
@@ -703,6 +712,10 @@ pub fn Tabs() -> impl IntoView {
     let tab = ui.tab;
     let go = move |t: Tab| {
         tab.set(t);
+        if matches!(t, Tab::Navigate | Tab::Graph | Tab::Cycles) && ui.nav.ready.get_untracked().is_none() {
+            // Asking for rows builds the navigator; NavReady follows.
+            ui.nav.refresh_rows();
+        }
         match t {
             Tab::Cycles if ui.nav.cycles.get_untracked().is_none() => send(&ToWorker::NavCycles),
             Tab::Graph if ui.nav.graph.get_untracked().is_none() => send(&ToWorker::NavGraph { node: None }),

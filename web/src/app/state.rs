@@ -88,6 +88,8 @@ pub struct Ui {
     pub explore_mode: RwSignal<String>,
     pub explore_busy: RwSignal<bool>,
     pub explored: RwSignal<Option<crate::protocol::ExploreAnswer>>,
+    /// Answers received so far (a test waits for the next one).
+    pub explore_seq: RwSignal<u64>,
 }
 
 /// The page's tabs.
@@ -138,6 +140,7 @@ impl Ui {
             explore_mode: RwSignal::new(super::explore::restore_mode()),
             explore_busy: RwSignal::new(false),
             explored: RwSignal::new(None),
+            explore_seq: RwSignal::new(0),
         };
         super::run::restore_provider(&ui.provider);
         ui
@@ -178,6 +181,7 @@ impl Ui {
             FromWorker::LoadProgress { input: crate::protocol::Input::Source, .. } => self.source.set(Source::Reading),
             FromWorker::ModelLoaded { summary } => {
                 self.load.set(Load::Loaded(summary));
+                super::navigate::model_loaded(*self);
                 self.planning.set(Planning::Idle);
                 self.rows.set(None);
                 self.running.set(Running::Idle);
@@ -258,6 +262,7 @@ impl Ui {
             | FromWorker::TextHits { .. } => super::navigate::apply(*self, msg),
             FromWorker::Explored { answer } => {
                 self.explore_busy.set(false);
+                self.explore_seq.update(|n| *n += 1);
                 self.explored.set(Some(answer));
             }
         }
