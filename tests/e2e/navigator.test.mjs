@@ -166,13 +166,24 @@ test('the demo: full-text search over the explanations, and stale marking after 
     await page.click('#tab-navigate');
     await navReady(page);
 
+    // A documentation comment from the corpus holding <script> is shown as text.
+    await page.fill('#tree-search', 'setNickname');
+    await page.locator('#search-results .hit').first().click();
+    const doc = page.locator('#doc');
+    await doc.waitFor();
+    await doc.locator('summary').click();
+    assert.match(await doc.innerText(), /<script>alert\(1\)<\/script>/);
+    assert.equal(await page.locator('#selection script').count(), 0);
+
     // Full-text search finds units by the words of their explanations.
     // The demo's answers say they are not an LLM's: find them by those words.
     await page.fill('#text-search', 'demo rental');
     const hits = page.locator('#text-hits .text-hit');
     await hits.first().waitFor({ timeout: 30_000 });
     assert.ok((await hits.count()) > 0);
+    const was = await page.locator('#selection').getAttribute('data-id');
     await hits.first().locator('button').click();
+    await page.waitForFunction((was) => document.querySelector('#selection')?.dataset.id !== was, was);
     await page.locator('#insight[data-status="explained"]').waitFor();
     assert.match(await page.locator('#insight').innerText(), /demo \(not an LLM\)/i);
     await page.locator('#insight[data-stale="false"]').waitFor();

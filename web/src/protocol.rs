@@ -98,6 +98,8 @@ pub enum ToWorker {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Selected {
     pub node: navigator::NodeView,
+    /// The entity's documentation comment from the source, verbatim (corpus text: shown as text).
+    pub doc: Option<String>,
     pub deps: navigator::DepView,
     pub insight: crate::insight::InsightView,
     pub row: Option<u64>,

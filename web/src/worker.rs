@@ -367,7 +367,11 @@ fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
     let view = nav.node(node);
     let insight = insight_for(&view.id);
     let deps = nav.dependencies(node, 0, crate::protocol::NAV_DEPS_FIRST as usize);
-    let selection = crate::protocol::Selected { node: view, deps, insight, row: row.map(|r| r as u64) };
+    let doc = loaded().ok().and_then(|(model, _)| {
+        let comments = model.entity(nav.entity_index(node)).comments()?;
+        Some(comments.join("\n")).filter(|d| !d.trim().is_empty())
+    });
+    let selection = crate::protocol::Selected { node: view, doc, deps, insight, row: row.map(|r| r as u64) };
     post(&FromWorker::NavSelected { selection: Box::new(selection) });
 }
 

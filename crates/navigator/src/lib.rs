@@ -519,6 +519,11 @@ impl Navigator {
         }
     }
 
+    /// The model entity (its position in the model) a node stands for.
+    pub fn entity_index(&self, n: NodeId) -> u32 {
+        self.entity[n as usize]
+    }
+
     /// The node of a rendered entity id (every node has one).
     pub fn node_of(&self, entity_id: &str) -> Option<NodeId> {
         let hash = self.hasher.hash_one(entity_id);

@@ -28,6 +28,8 @@ pub struct NavState {
     pub query: RwSignal<String>,
     pub search: RwSignal<Option<SearchResult>>,
     pub selected: RwSignal<Option<(NodeView, DepView, InsightView)>>,
+    /// The selection's documentation comment (corpus text).
+    pub doc: RwSignal<Option<String>>,
     /// The selection's row among the visible rows.
     pub cursor: RwSignal<Option<u64>>,
     pub missing: RwSignal<Option<String>>,
@@ -51,6 +53,7 @@ impl NavState {
             query: RwSignal::new(String::new()),
             search: RwSignal::new(None),
             selected: RwSignal::new(None),
+            doc: RwSignal::new(None),
             cursor: RwSignal::new(None),
             missing: RwSignal::new(None),
             deps_limit: RwSignal::new(NAV_DEPS_FIRST),
@@ -129,10 +132,11 @@ pub fn apply(ui: Ui, msg: FromWorker) {
         // An answer to an older keystroke is dropped.
         FromWorker::NavSearch { query, result } if query == nav.query.get_untracked() => nav.search.set(Some(result)),
         FromWorker::NavSelected { selection } => {
-            let crate::protocol::Selected { node, deps, insight, row } = *selection;
+            let crate::protocol::Selected { node, doc, deps, insight, row } = *selection;
             set_hash_id(&node.id);
             nav.missing.set(None);
             nav.cursor.set(row);
+            nav.doc.set(doc);
             nav.selected.set(Some((node, deps, insight)));
             // Reveal: scroll the tree to the row and show it.
             if let Some(r) = row {
@@ -442,6 +446,9 @@ fn Selection() -> impl IntoView {
                     }>"explore it"</button>
                     " · "<button class="link" id="show-graph" on:click=move |_| { ui.tab.set(Tab::Graph); send(&ToWorker::NavGraph { node: Some(n) }); }>"graph of its neighbourhood"</button>
                 </p>
+                {nav.doc.get_untracked().map(|d| view! {
+                    <details id="doc" class="doc"><summary>"Documentation (from the source)"</summary><pre>{d}</pre></details>
+                })}
                 <InsightPanel insight=insight />
                 <div class="panes">
                     <Pane title="Incoming" class_name="incoming" groups=deps.incoming.clone() empty="Nothing in this model depends on it." />
