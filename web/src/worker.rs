@@ -581,11 +581,11 @@ async fn model_read(answer: Result<(model::Model, ModelSummary), LoadError>) {
         }
     };
     let store_name = store::store_name_for(&model.header().root, &summary.name);
-    let previous = STATE.with(|s| {
+    let has_source = STATE.with(|s| {
         let mut s = s.borrow_mut();
         s.loaded = Some(Loaded { model: Rc::new(model), name: summary.name.clone() });
         s.table = PlanTable::default();
-        s.source.clone()
+        s.source.is_some()
     });
     // The navigator and the explore index are built when first asked for.
     STATE.with(|s| {
@@ -596,8 +596,8 @@ async fn model_read(answer: Result<(model::Model, ModelSummary), LoadError>) {
     });
     EXPLORE.with(|e| e.borrow_mut().take());
     post(&FromWorker::ModelLoaded { summary });
-    if let Some((source, name)) = previous {
-        announce_source(source, name);
+    if has_source {
+        announce_source();
     }
     open_store(&store_name).await;
 }
@@ -642,50 +642,61 @@ async fn read_folder(files: &JsValue) -> Result<Source, String> {
 fn source_read(source: Result<Source, String>, name: String) {
     match source {
         Ok(source) => {
-            let source = Rc::new(source);
-            STATE.with(|s| s.borrow_mut().source = Some((source.clone(), name.clone())));
-            announce_source(source, name);
+            STATE.with(|s| s.borrow_mut().source = Some((Rc::new(source), name)));
+            announce_source();
         }
         Err(message) => post(&FromWorker::SourceFailed { message }),
     }
 }
 
-/// Matches the sources against the loaded model (if any) and tells the page.
-fn announce_source(source: Rc<Source>, name: String) {
-    let model = STATE.with(|s| s.borrow().loaded.as_ref().map(|l| l.model.clone()));
-    let Some(model) = model else {
+/// How many of the model's files a picked folder holds.
+fn folder_summary(source: Rc<Source>, name: &str, paths: &[&str]) -> (Rc<Source>, SourceSummary) {
+    let reader = source.reader();
+    let matched = paths.iter().filter(|p| !matches!(reader.read(p), sources::SourceFile::Missing)).count();
+    let files = match &*source {
+        Source::Folder(f) => f.len(),
+        Source::Archive(a) => a.len(),
+    };
+    let summary = SourceSummary {
+        name: name.to_owned(),
+        files: files as u64,
+        matched: matched as u64,
+        wanted: paths.len() as u64,
+        root: String::new(),
+    };
+    (source, summary)
+}
+
+/// Matches the held sources against the loaded model (if any) and tells the
+/// page; an archive is re-rooted in place (cloned only while a run holds it).
+fn announce_source() {
+    let Some(model) = STATE.with(|s| s.borrow().loaded.as_ref().map(|l| l.model.clone())) else {
         // Matched when a model arrives.
         return;
     };
+    let Some((source, name)) = STATE.with(|s| s.borrow_mut().source.take()) else { return };
     let paths: Vec<&str> = model.files().iter().map(String::as_str).collect();
-    let summary = match &*source {
-        Source::Archive(a) => {
-            // Locate the root without mutating the shared archive: re-root a copy's view.
-            let m = a.locate_root(&paths);
-            if m.matched > 0 {
-                let mut owned = a.clone();
-                let _ = owned.set_root(&m.prefix);
-                STATE.with(|s| s.borrow_mut().source = Some((Rc::new(Source::Archive(owned)), name.clone())));
-            }
-            SourceSummary {
-                name: name.clone(),
-                files: a.len() as u64,
-                matched: m.matched as u64,
-                wanted: m.total as u64,
-                root: m.prefix,
-            }
-        }
-        Source::Folder(f) => {
-            let matched = paths.iter().filter(|p| !matches!(f.read(p), sources::SourceFile::Missing)).count();
-            SourceSummary {
-                name: name.clone(),
-                files: f.len() as u64,
-                matched: matched as u64,
-                wanted: paths.len() as u64,
-                root: String::new(),
-            }
-        }
+    let reroot = |mut a: sources::Archive| {
+        let m = a.use_root(&paths);
+        let summary = SourceSummary {
+            name: name.clone(),
+            files: a.len() as u64,
+            matched: m.matched as u64,
+            wanted: m.total as u64,
+            root: m.prefix,
+        };
+        (Rc::new(Source::Archive(a)), summary)
     };
+    let (source, summary) = match Rc::try_unwrap(source) {
+        Ok(Source::Archive(a)) => reroot(a),
+        Err(shared) if matches!(&*shared, Source::Archive(_)) => {
+            let Source::Archive(a) = &*shared else { unreachable!("matched above") };
+            reroot(a.clone())
+        }
+        Ok(folder) => folder_summary(Rc::new(folder), &name, &paths),
+        Err(shared) => folder_summary(shared, &name, &paths),
+    };
+    STATE.with(|s| s.borrow_mut().source = Some((source, name.clone())));
     if summary.matched == 0 && summary.wanted > 0 {
         post(&FromWorker::SourceFailed {
             message: format!(
@@ -1034,12 +1045,11 @@ fn stale_records(
     plan: &insights::plan::RunPlan,
     options: &insights::plan::PlanOptions,
 ) -> hashbrown::HashMap<String, String> {
-    use insights::stale::{staleness, Basis, Stamp};
-    let (Ok(Some(header)), Ok(fingerprints)) = (store.header(), store.fingerprints()) else {
+    use insights::stale::{staleness, Basis};
+    // The store knows the model each record's run asked for (a Model reason needs it).
+    let (Ok(Some(header)), Ok(stamps)) = (store.header(), store.stamps()) else {
         return Default::default();
     };
-    let stamps: hashbrown::HashMap<String, Stamp> =
-        fingerprints.into_iter().map(|(id, fingerprint)| (id, Stamp { fingerprint, model: None })).collect();
     let verdict =
         staleness(&stamps, &Basis::of_header(&header), &Basis::current(options.models.clone()), &corpus.walk, plan);
     stamps

@@ -3,7 +3,7 @@
 //! links into the navigator, a mode switch, and "copy as Markdown" — the
 //! map is what a user pastes into an LLM chat.
 
-use super::link::send;
+use super::link::{send, storage, url_param};
 use super::state::{Tab, Ui};
 use crate::protocol::{ExploreAnswer, NavTarget, ToWorker};
 use leptos::prelude::*;
@@ -11,14 +11,9 @@ use leptos::prelude::*;
 /// The user's mode setting (localStorage).
 const SAVED_MODE: &str = "codegraph-insights.explore-mode";
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
-}
-
 /// `?mode=` of the address (the flag of the precedence).
 fn mode_param() -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    web_sys::UrlSearchParams::new_with_str(&search).ok()?.get("mode").filter(|m| !m.is_empty())
+    url_param("mode").filter(|m| !m.is_empty())
 }
 
 /// Asks the Worker for the map of `question`.

@@ -102,6 +102,17 @@ fn download(file_name: &str, value: &JsValue, mime: &str) {
     .forget();
 }
 
+/// This origin's localStorage, when the browser gives one.
+pub fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// A parameter of the page address, if present.
+pub fn url_param(name: &str) -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
+}
+
 pub fn download_text(file_name: &str, text: &str) {
     download(file_name, &JsValue::from_str(text), "application/jsonl");
 }

@@ -1,7 +1,7 @@
 //! Loading: a model and its source by drop, file pickers, a folder picker,
 //! the bundled demo, or `?model=URL&src=URL` in the address.
 
-use super::link::{send, send_with};
+use super::link::{send, send_with, url_param};
 use super::state::{group, mb, Load, Source, Ui};
 use crate::protocol::ToWorker;
 use leptos::prelude::*;
@@ -21,12 +21,6 @@ enum Pending {
 
 thread_local! {
     static PENDING_SOURCE: RefCell<Option<Pending>> = const { RefCell::new(None) };
-}
-
-fn url_param(name: &str) -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    params.get(name)
 }
 
 /// Acts on the page address once the Worker is ready: `?demo`,

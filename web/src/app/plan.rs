@@ -234,19 +234,13 @@ fn Table() -> impl IntoView {
                     <label>"Level "
                         <select id="filter-level" on:change=move |ev| filter(|q, v| q.level = Some(v).filter(|v| !v.is_empty()), event_target_value(&ev))>
                             <option value="">"all"</option>
-                            <option value="operation">"operation"</option>
-                            <option value="type">"type"</option>
-                            <option value="module">"module"</option>
+                            {insights::vocab::Level::ALL.iter().map(|l| view! { <option value=l.as_str()>{l.as_str()}</option> }).collect::<Vec<_>>()}
                         </select>
                     </label>
                     <label>"Status "
                         <select id="filter-status" on:change=move |ev| filter(|q, v| q.status = Some(v).filter(|v| !v.is_empty()), event_target_value(&ev))>
                             <option value="">"all"</option>
-                            <option value="llm">"llm"</option>
-                            <option value="template">"template"</option>
-                            <option value="reuse">"reuse"</option>
-                            <option value="skip-scope">"skip-scope"</option>
-                            <option value="skip-budget">"skip-budget"</option>
+                            {insights::plan::StepStatus::ALL.iter().map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> }).collect::<Vec<_>>()}
                         </select>
                     </label>
                     <label>"Unit contains "

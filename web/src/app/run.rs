@@ -1,7 +1,7 @@
 //! Price, provider and key, the confirmation, and the run: live progress,
 //! pause / resume / stop, the failures and "retry failed".
 
-use super::link::send;
+use super::link::{send, storage};
 use super::state::{group, Planning, ProviderForm, Running, Ui};
 use crate::protocol::{PlanView, Prices, ProviderSettings, RunRequest, ToWorker};
 use leptos::prelude::*;
@@ -9,10 +9,6 @@ use leptos::prelude::*;
 /// localStorage keys. The key is stored only after an explicit opt-in.
 const SAVED_SETTINGS: &str = "codegraph-insights.provider";
 const SAVED_KEY: &str = "codegraph-insights.key";
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
-}
 
 /// Restores the provider form (non-secret fields always; the key only if
 /// the user asked to remember it on this device).
