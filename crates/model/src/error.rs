@@ -48,6 +48,9 @@ pub enum Rule {
     Closure,
     /// A natural key that cannot be rendered as an id (§8.3).
     Identity,
+    /// An entity that is its own parent, or parents that form a ring:
+    /// containment is a forest (§14).
+    Containment,
     /// No `eof`, or its counts disagree with the body (§6).
     Trailer,
 }
@@ -65,6 +68,7 @@ impl Rule {
             Rule::TraitKey => "trait-keys",
             Rule::Closure => "reference-closure",
             Rule::Identity => "natural-key",
+            Rule::Containment => "containment",
             Rule::Trailer => "eof-counts",
         }
     }

@@ -2,9 +2,11 @@
 //!
 //! Single pass, section by section (`header → f* → e* → x* → eof`), never
 //! holding the file as one string. Every rule of `model-format.md` §10 is
-//! enforced as the line arrives, except forward entity references, which are
-//! checked when the entity section ends. The first broken rule stops the read
-//! with an error naming the line, the record and what was expected.
+//! enforced as the line arrives, except what needs every entity: forward
+//! entity references, and that no entity is its own parent and no parents
+//! form a ring (§14), both checked when the entity section ends. The first
+//! broken rule stops the read with an error naming the line, the record and
+//! what was expected.
 
 use crate::error::{FindingKind, Findings, ModelError, Record, Rule};
 use crate::graph::{Anchor, Csr, Edge, EdgeExtra, EntityRec, Header, Model, Rare, Span, TraitSet, NONE};
@@ -88,6 +90,11 @@ impl Section {
     }
 }
 
+/// Why a string holding U+0000 is refused: the insights store keeps names,
+/// kinds, natural-key parts and paths as SQLite text columns, and the format
+/// reserves NUL in all of them (`model-format.md` §8.3).
+const HOLDS_NUL: &str = "holds U+0000 (NUL), which no name, kind, natural-key part or path may contain";
+
 /// The largest forward entity reference seen, where, and under which key.
 #[derive(Clone, Copy)]
 struct ForwardRef {
@@ -112,6 +119,9 @@ pub struct ModelReader {
     natural_keys: HashSet<(Str, Str, u32)>,
     prev_key: Option<(Str, Str, u32)>,
     prev_edge: Option<Edge>,
+    /// Where entities sit in the file: `(surrogate, line)` at the first
+    /// entity and wherever a blank line breaks the run of consecutive lines.
+    entity_lines: Vec<(u32, u64)>,
     profile_checked: HashMap<(u16, u32, bool), Option<String>>,
 }
 
@@ -150,6 +160,7 @@ impl ModelReader {
             natural_keys: HashSet::new(),
             prev_key: None,
             prev_edge: None,
+            entity_lines: Vec::new(),
             profile_checked: HashMap::new(),
         }
     }
@@ -391,6 +402,7 @@ impl ModelReader {
         }
         if self.section <= Section::Entities && next > Section::Entities {
             self.check_forward_refs()?;
+            self.check_parent_rings()?;
         }
         self.section = next;
         Ok(())
@@ -409,6 +421,96 @@ impl ModelReader {
             }
         }
         Ok(())
+    }
+
+    /// Containment is a forest (§14): no entity is its own parent and no
+    /// chain of parents comes back to where it started. Parents may point
+    /// forward, so this runs once the entity section has ended (after
+    /// [`Self::check_forward_refs`], so every parent is in range). Each entity
+    /// is walked once: linear time, no recursion.
+    fn check_parent_rings(&self) -> Result<(), ModelError> {
+        const UNSEEN: u8 = 0;
+        const ON_WALK: u8 = 1;
+        const ROOTED: u8 = 2;
+        let ents = &self.m.entities;
+        let mut state = vec![UNSEEN; ents.len()];
+        let mut walk: Vec<u32> = Vec::new();
+        for start in 0..ents.len() as u32 {
+            if state[start as usize] != UNSEEN {
+                continue;
+            }
+            let mut at = start;
+            // Up the parents until a root or an entity known to reach one.
+            while at != NONE && state[at as usize] != ROOTED {
+                if state[at as usize] == ON_WALK {
+                    // Every finished walk is marked ROOTED, so `at` is on this one.
+                    let from = walk.iter().position(|&w| w == at).unwrap_or(0);
+                    return Err(self.parent_ring(&walk[from..]));
+                }
+                state[at as usize] = ON_WALK;
+                walk.push(at);
+                at = ents[at as usize].parent;
+            }
+            for &w in &walk {
+                state[w as usize] = ROOTED;
+            }
+            walk.clear();
+        }
+        Ok(())
+    }
+
+    /// The error for a ring of parents (`ring[k]`'s parent is `ring[k + 1]`,
+    /// the last one's is the first). It names the line of the member read
+    /// last, the one that closes the ring, and lists the ring from there.
+    fn parent_ring(&self, ring: &[u32]) -> ModelError {
+        let at = ring.iter().enumerate().max_by_key(|&(_, &e)| e).map_or(0, |(k, _)| k);
+        let closer = ring[at];
+        let line = self.entity_line(closer);
+        let id = self.m.id(closer);
+        let rec = Some(Record::Entity);
+        if ring.len() == 1 {
+            return self.error(
+                line,
+                rec,
+                Rule::Containment,
+                format!("{id} is its own parent (\"parent\" is {closer}, its own \"i\")"),
+            );
+        }
+        // A long ring shows its first entities and how many more there are.
+        const SHOWN: usize = 8;
+        let mut text = String::new();
+        for (k, &e) in ring[at..].iter().chain(&ring[..at]).enumerate() {
+            if ring.len() > SHOWN && k == SHOWN - 1 {
+                text.push_str(&format!("… ({} more) → ", ring.len() - k));
+                break;
+            }
+            self.m.write_id(e, &mut text);
+            text.push_str(" → ");
+        }
+        text.push_str(&id);
+        self.error(
+            line,
+            rec,
+            Rule::Containment,
+            format!("\"parent\" never reaches a root: the parents of {id} form a ring: {text}"),
+        )
+    }
+
+    /// The physical line entity `i` was read from.
+    fn entity_line(&self, i: u32) -> u64 {
+        let at = self.entity_lines.partition_point(|&(e, _)| e <= i);
+        match at.checked_sub(1).map(|k| self.entity_lines[k]) {
+            Some((e, line)) => line + (i - e) as u64,
+            None => 0,
+        }
+    }
+
+    /// Remembers the line of entity `i`, about to be pushed.
+    fn note_entity_line(&mut self, i: u32) {
+        let line = self.line;
+        if self.entity_lines.last().is_none_or(|&(e, l)| l + (i - e) as u64 != line) {
+            self.entity_lines.push((i, line));
+        }
     }
 
     // ---- header -------------------------------------------------------
@@ -444,6 +546,9 @@ impl ModelReader {
                 Rule::Dictionary,
                 format!("dict.kinds has {} entries; at most {} are supported", dict.kinds.len(), u16::MAX),
             ));
+        }
+        if let Some(k) = dict.kinds.iter().find(|k| k.contains('\0')) {
+            return Err(e(Rule::Dictionary, format!("dict.kinds lists {k:?}: it {HOLDS_NUL}")));
         }
         let mut seen = HashSet::new();
         if let Some(k) = dict.kinds.iter().find(|k| !seen.insert(k.as_str())) {
@@ -656,6 +761,9 @@ impl ModelReader {
         if e.name.as_ref().is_some_and(|n| n.is_empty()) {
             return Err(self.error(line, rec, Rule::TraitKey, "\"name\" must be a non-empty string"));
         }
+        if let Some(n) = e.name.as_ref().filter(|n| n.contains('\0')) {
+            return Err(schema(self, format!("\"name\" {:?} {HOLDS_NUL}", &**n)));
+        }
         self.keys_without_traits(&e, mask);
 
         // File references are checked now; entity references may point forward.
@@ -731,6 +839,7 @@ impl ModelReader {
         let stub = is_stub == 2 && (mask.has(Trait::Type) || mask.has(Trait::Module));
         self.profile(k.0 as u16, mask, stub);
 
+        self.note_entity_line(i as u32);
         self.m.entities.push(EntityRec {
             kind: k.0 as u16,
             trait_set,

@@ -15,6 +15,15 @@ fn read(bytes: &[u8]) {
             for e in m.entities() {
                 let _ = (e.id(), e.kind(), e.metrics().map(|m| m.count()), e.value());
             }
+            // Containment is a forest: every walk up the parents ends.
+            for e in m.entities() {
+                let (mut at, mut steps) = (e.index(), 0u32);
+                while let Some(p) = m.entity(at).parent() {
+                    at = p;
+                    steps += 1;
+                    assert!(steps <= m.entity_count(), "the parents of {} go round", e.id());
+                }
+            }
             for i in 0..m.edge_count() {
                 let _ = m.edge(i).arguments();
             }
@@ -105,6 +114,27 @@ fn apply(lines: &mut Vec<Vec<u8>>, m: &Mutation) {
     }
 }
 
+/// A model of `parents.len()` entities: entity 0 is module `a`, entity `k`'s
+/// parent is `parents[k]` (absent: `None`).
+fn parent_model(parents: &[Option<usize>]) -> String {
+    let mut lines = vec![
+        r#"{"t":"header","schemaVersion":"1.0.0","lang":"demo","extractor":{"name":"x","version":"1"},"root":"src","dict":{"kinds":["c"],"traits":["TChildOf","TModule","TNamed"],"edges":[],"provenance":[]}}"#.to_string(),
+    ];
+    for (k, p) in parents.iter().enumerate() {
+        let (tr, parent) = match p {
+            Some(p) => ("0,", format!(r#","parent":{p}"#)),
+            None => ("", String::new()),
+        };
+        lines.push(if k == 0 {
+            format!(r#"{{"t":"e","i":0,"k":0,"tr":[{tr}1],"m":0,"s":"a","isStub":false{parent},"definedIn":[]}}"#)
+        } else {
+            format!(r#"{{"t":"e","i":{k},"k":0,"tr":[{tr}2],"m":0,"s":"E{k:03}","name":"E"{parent}}}"#)
+        });
+    }
+    lines.push(format!(r#"{{"t":"eof","counts":{{"files":0,"entities":{},"edges":0}}}}"#, parents.len()));
+    lines.join("\n")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
@@ -133,5 +163,39 @@ proptest! {
         let header = fixture_lines().remove(0);
         let text = std::iter::once(header).chain(lines).collect::<Vec<_>>().join("\n");
         read(text.as_bytes());
+    }
+
+    #[test]
+    fn rings_of_parents_are_found_exactly(parents in (1..40usize).prop_flat_map(|n| {
+        proptest::collection::vec(proptest::option::weighted(0.8, 0..n), n)
+    })) {
+        let n = parents.len();
+        // Entity k is on a ring iff walking up from k comes back to k.
+        let on_ring = |k: usize| {
+            let mut at = parents[k];
+            for _ in 0..n {
+                match at {
+                    Some(a) if a == k => return true,
+                    Some(a) => at = parents[a],
+                    None => return false,
+                }
+            }
+            false
+        };
+        let ring: Vec<usize> = (0..n).filter(|&k| on_ring(k)).collect();
+        match model::read_model(parent_model(&parents).as_bytes(), "m.jsonl") {
+            Ok(m) => {
+                prop_assert!(ring.is_empty(), "ring {ring:?} not found");
+                for (k, p) in parents.iter().enumerate() {
+                    prop_assert_eq!(m.entity(k as u32).parent(), p.map(|p| p as u32));
+                }
+            }
+            Err(e) => {
+                prop_assert_eq!(e.rule, model::Rule::Containment, "{}", e);
+                // Entity k is on line k + 2; the line named is on a ring.
+                let k = (e.line as usize).checked_sub(2).unwrap_or(usize::MAX);
+                prop_assert!(ring.contains(&k), "{e} (ring members {ring:?})");
+            }
+        }
     }
 }

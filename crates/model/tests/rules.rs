@@ -425,3 +425,164 @@ fn errors_stick_and_chunks_split_anywhere() {
     assert_eq!(r.push_line(EOF.as_bytes()).unwrap_err(), first);
     assert_eq!(r.finish().unwrap_err(), first);
 }
+
+// ---- U+0000 in strings the insights store keeps (names, kinds, key parts, paths)
+
+#[test]
+fn nul_in_a_name_is_refused_on_its_line() {
+    fails(
+        with(4, &TYPE.replace(r#""name":"A""#, r#""name":"A\u0000B""#)),
+        Rule::Schema,
+        "model.jsonl:4: entity \"name\" \"A\\0B\" holds U+0000 (NUL), which no name, kind, natural-key part or path may contain",
+    );
+    // On a later line, after a blank one, and on a name no trait licenses.
+    let mut l = with(5, &METHOD.replace(r#""name":"f""#, r#""name":"\u0000""#));
+    l.insert(3, String::new());
+    fails(
+        l,
+        Rule::Schema,
+        "model.jsonl:6: entity \"name\" \"\\0\" holds U+0000 (NUL), which no name, kind, natural-key part or path may contain",
+    );
+    // Odd names are not NUL: spaces, other control characters, any Unicode.
+    let odd = r#""name":"a b\u0001\t\u00e9 \ud83d\ude00 <init> $1""#;
+    let m = read(&with(4, &TYPE.replace(r#""name":"A""#, odd))).unwrap();
+    assert_eq!(m.entity(1).name(), Some("a b\u{1}\t\u{e9} \u{1F600} <init> $1"));
+}
+
+#[test]
+fn nul_in_a_kind_is_refused_like_every_other_store_kept_key() {
+    fails(
+        with(1, &HEADER.replace(r#""class","method""#, r#""cl\u0000ass","method""#)),
+        Rule::Dictionary,
+        "model.jsonl:1: header dict.kinds lists \"cl\\0ass\": it holds U+0000 (NUL), which no name, kind, natural-key part or path may contain",
+    );
+    // The other columns of the store: id parts and the file path.
+    fails(
+        with(1, &HEADER.replace(r#""lang":"demo""#, r#""lang":"de\u0000mo""#)),
+        Rule::Identity,
+        "model.jsonl:1: header \"lang\" is \"de\\0mo\": it must be non-empty, without ':' or NUL",
+    );
+    fails(
+        with(3, &PKG.replace(r#""s":"a""#, r#""s":"a\u0000""#)),
+        Rule::Identity,
+        "model.jsonl:3: entity \"s\" contains NUL",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""s":"A""#, r#""s":"A\u0000""#)),
+        Rule::Identity,
+        "model.jsonl:4: entity \"s\" contains NUL",
+    );
+    fails(
+        with(4, &TYPE.replace(r#""s":"A","#, r#""s":"A","d":"x\u0000","#)),
+        Rule::Identity,
+        "model.jsonl:4: entity \"d\" must be non-empty and without NUL when present",
+    );
+    fails(
+        with(2, r#"{"t":"f","i":0,"path":"a/\u0000.java"}"#),
+        Rule::Schema,
+        "model.jsonl:2: file \"path\" must be a non-empty path without NUL",
+    );
+}
+
+// ---- containment is a forest: no entity is its own parent, no ring of parents
+
+#[test]
+fn an_entity_that_is_its_own_parent_is_refused() {
+    fails(
+        with(4, &TYPE.replace(r#""parent":0"#, r#""parent":1"#)),
+        Rule::Containment,
+        "model.jsonl:4: entity demo:a/A is its own parent (\"parent\" is 1, its own \"i\")",
+    );
+    // The module entity too (it has no other parent to reach).
+    let pkg = PKG.replace(r#""tr":[3,2]"#, r#""tr":[3,0,2]"#).replace(r#","definedIn""#, r#","parent":0,"definedIn""#);
+    fails(
+        with(3, &pkg),
+        Rule::Containment,
+        "model.jsonl:3: entity demo:a is its own parent (\"parent\" is 0, its own \"i\")",
+    );
+}
+
+#[test]
+fn two_parents_in_a_ring_are_refused() {
+    // A's parent is f() (a forward reference), f()'s parent is A: the ring
+    // closes on line 5, where its last entity is read.
+    let l = with(4, &TYPE.replace(r#""parent":0"#, r#""parent":2"#));
+    fails(
+        l,
+        Rule::Containment,
+        "model.jsonl:5: entity \"parent\" never reaches a root: the parents of demo:a/A.f() form a ring: demo:a/A.f() → demo:a/A → demo:a/A.f()",
+    );
+}
+
+#[test]
+fn three_parents_in_a_ring_are_refused() {
+    // a → f() → A → a, with a blank line before f() (the line is still right)
+    // and no edges (the ring is found when the entities end at the eof).
+    let pkg = PKG.replace(r#""tr":[3,2]"#, r#""tr":[3,0,2]"#).replace(r#","definedIn""#, r#","parent":2,"definedIn""#);
+    let mut l = with(3, &pkg);
+    l.remove(5);
+    l[5] = EOF.replace(r#""edges":1"#, r#""edges":0"#);
+    l.insert(4, "  ".into());
+    fails(
+        l,
+        Rule::Containment,
+        "model.jsonl:6: entity \"parent\" never reaches a root: the parents of demo:a/A.f() form a ring: demo:a/A.f() → demo:a/A → demo:a → demo:a/A.f()",
+    );
+}
+
+/// A demo model: module `a`, then `E000000…` under it (canonical order =
+/// the order given); `parent(k)` is the parent of `E{k}` (`None`: the module).
+fn chain(n: usize, parent: impl Fn(usize) -> Option<usize>) -> String {
+    use model::builder::{Key, ModelBuilder};
+    let key = |k: usize| Key::new("a", format!("E{k:06}"));
+    let mut b = ModelBuilder::new("demo", "src");
+    b.entity(Key::module("a"), "package")
+        .traits(&["TNamed", "TWithChildren", "TModule"])
+        .name("a")
+        .is_stub(false)
+        .defined_in(Vec::<&str>::new());
+    for k in 0..n {
+        let p = parent(k).map_or_else(|| Key::module("a"), key);
+        b.entity(key(k), "class").traits(&["TNamed", "TChildOf", "TWithChildren"]).name(&format!("E{k}")).parent(p);
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn a_long_ring_is_named_by_its_closing_entity_and_shortened() {
+    // E0..E9 hang off the ring E10 → E11 → … → E29 → E10 (entity 1 is E0 on line 3).
+    let text = chain(40, |k| match k {
+        0..=9 => Some(k + 1),
+        10..=28 => Some(k + 1),
+        29 => Some(10),
+        _ => None,
+    });
+    let e = read_model(text.as_bytes(), "model.jsonl").unwrap_err();
+    assert_eq!(e.rule, Rule::Containment);
+    assert_eq!(
+        e.to_string(),
+        "model.jsonl:32: entity \"parent\" never reaches a root: the parents of demo:a/E000029 form a ring: \
+         demo:a/E000029 → demo:a/E000010 → demo:a/E000011 → demo:a/E000012 → demo:a/E000013 → \
+         demo:a/E000014 → demo:a/E000015 → … (13 more) → demo:a/E000029"
+    );
+}
+
+#[test]
+fn a_deep_parent_chain_still_reads() {
+    // 100,000 levels deep, parents pointing backward and (another model) all
+    // forward: each reads, in linear time and without recursion.
+    let n = 100_000;
+    for text in [chain(n, |k| k.checked_sub(1)), chain(n, |k| (k + 1 < n).then_some(k + 1))] {
+        let m = read_model(text.as_bytes(), "model.jsonl").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.entity_count() as usize, n + 1);
+        let (mut at, mut depth) = (m.entity_count() - 1, 0);
+        if m.entity(1).parent() != Some(0) {
+            at = 1; // the forward chain: E0 is the deepest
+        }
+        while let Some(p) = m.entity(at).parent() {
+            at = p;
+            depth += 1;
+        }
+        assert_eq!((at, depth), (0, n));
+    }
+}
