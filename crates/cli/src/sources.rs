@@ -3,24 +3,30 @@
 
 use std::path::{Path, PathBuf};
 
-use sources::{Archive, SourceFile, SourceReader};
+use sources::{Archive, Lossy, SourceFile, SourceReader};
 
 use crate::Failure;
 
-/// Source files under a directory on disk (the CLI's own reader).
+/// Source files under a directory on disk (the CLI's own reader). Bytes are
+/// classified as an archive's are ([`SourceFile::decode`]): a file that is not
+/// valid UTF-8 is read lossily, and [`SourceReader::read_noted`] says so.
 struct DirSources {
     root: PathBuf,
 }
 
 impl SourceReader for DirSources {
     fn read(&self, path: &str) -> SourceFile {
+        self.read_noted(path).0
+    }
+
+    fn read_noted(&self, path: &str) -> (SourceFile, Option<Lossy>) {
         let rel = match sources::path::normalize(path) {
             Ok(p) => p,
-            Err(why) => return SourceFile::Rejected(why),
+            Err(why) => return (SourceFile::Rejected(why), None),
         };
         match std::fs::read(self.root.join(rel)) {
-            Ok(bytes) => SourceFile::from_bytes(&bytes),
-            Err(_) => SourceFile::Missing,
+            Ok(bytes) => SourceFile::decode(&bytes),
+            Err(_) => (SourceFile::Missing, None),
         }
     }
 }

@@ -11,12 +11,15 @@
 //!   exactly `budget` lines in all.
 //! * A file that is missing, binary or refused (its path escapes the root)
 //!   gives an empty, `missing` slice and is recorded in [`SourceSlicer::misses`].
+//! * A file that is not valid UTF-8 is sliced from its lossy text (U+FFFD in
+//!   place of the bad bytes) when the reader decodes it so, and is recorded
+//!   in [`SourceSlicer::lossy_files`].
 
 use hashbrown::HashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use sources::{SourceFile, SourceReader};
+use sources::{Lossy, SourceFile, SourceReader};
 
 /// `--max-lines` default.
 pub const DEFAULT_MAX_LINES: u32 = 200;
@@ -40,10 +43,12 @@ pub struct Slice {
 struct Lines {
     text: Arc<str>,
     lines: Vec<(usize, usize)>,
+    /// The reader decoded the file lossily (not valid UTF-8).
+    lossy: Option<Lossy>,
 }
 
 impl Lines {
-    fn new(text: Arc<str>) -> Lines {
+    fn new(text: Arc<str>, lossy: Option<Lossy>) -> Lines {
         let mut lines = Vec::new();
         let bytes = text.as_bytes();
         let mut start = 0;
@@ -55,7 +60,7 @@ impl Lines {
             }
         }
         lines.push((start, bytes.len()));
-        Lines { text, lines }
+        Lines { text, lines, lossy }
     }
 
     fn line(&self, i: usize) -> &str {
@@ -69,7 +74,8 @@ impl Lines {
 pub enum MissReason {
     /// No such file.
     Missing,
-    /// Not UTF-8, or contains NUL.
+    /// Not text: it contains a NUL byte (a file that is merely not UTF-8 is
+    /// read lossily, see [`SourceSlicer::lossy_files`]).
     Binary,
     /// The path could escape the root; the reader's reason.
     Rejected(String),
@@ -97,8 +103,9 @@ impl<'a> SourceSlicer<'a> {
         if let Some(hit) = self.cache.borrow().get(file) {
             return hit.clone();
         }
-        let read = match self.reader.read(file) {
-            SourceFile::Text(text) => Ok(Arc::new(Lines::new(text))),
+        let (read, lossy) = self.reader.read_noted(file);
+        let read = match read {
+            SourceFile::Text(text) => Ok(Arc::new(Lines::new(text, lossy))),
             SourceFile::Missing => Err(MissReason::Missing),
             SourceFile::Binary => Err(MissReason::Binary),
             SourceFile::Rejected(reason) => Err(MissReason::Rejected(reason)),
@@ -136,6 +143,21 @@ impl<'a> SourceSlicer<'a> {
     pub fn miss_reasons(&self) -> Vec<(String, MissReason)> {
         let mut out: Vec<(String, MissReason)> =
             self.cache.borrow().iter().filter_map(|(f, r)| r.as_ref().err().map(|e| (f.clone(), e.clone()))).collect();
+        out.sort_by(|a, b| model::cmp_utf16(&a.0, &b.0));
+        out
+    }
+
+    /// Every file read so far whose text was decoded lossily (it is not valid
+    /// UTF-8: its slices show U+FFFD where bytes were replaced), with what was
+    /// replaced, sorted (UTF-16 order), distinct. Print each with
+    /// [`Lossy::describe`]: `src/Foo.java is not UTF-8: 3 bytes were replaced by U+FFFD`.
+    pub fn lossy_files(&self) -> Vec<(String, Lossy)> {
+        let mut out: Vec<(String, Lossy)> = self
+            .cache
+            .borrow()
+            .iter()
+            .filter_map(|(f, r)| r.as_ref().ok().and_then(|l| l.lossy).map(|l| (f.clone(), l)))
+            .collect();
         out.sort_by(|a, b| model::cmp_utf16(&a.0, &b.0));
         out
     }
@@ -290,5 +312,33 @@ mod tests {
         assert!(matches!(&reasons[0].1, MissReason::Rejected(r) if r.contains("..")));
         assert_eq!(reasons[3].1, MissReason::Binary);
         assert_eq!(reasons[1].1, MissReason::Missing);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_sliced_lossily_and_listed() {
+        let mut src = MemorySources::new().with("ok/A.java", "class A {}\n");
+        src.insert_bytes("b/Caf\u{e9}.java", b"// caf\xE9\nclass B {}\n").unwrap();
+        src.insert_bytes("a/Latin.java", b"\xE2\x82x\n").unwrap();
+        let slicer = SourceSlicer::new(&src, 200);
+        let s = slicer.slice("b/Caf\u{e9}.java", (1, 2));
+        assert_eq!((s.text.as_str(), s.missing), ("// caf\u{FFFD}\nclass B {}", false));
+        assert_eq!(slicer.slice("ok/A.java", (1, 1)).text, "class A {}");
+        assert_eq!(slicer.lossy_files().len(), 1, "only files read so far");
+        slicer.slice("a/Latin.java", (1, 1));
+        let lossy = slicer.lossy_files();
+        assert_eq!(
+            lossy,
+            [
+                ("a/Latin.java".to_owned(), Lossy { bytes: 2, replacements: 1 }),
+                ("b/Caf\u{e9}.java".to_owned(), Lossy { bytes: 1, replacements: 1 })
+            ]
+        );
+        assert_eq!(lossy[0].1.describe(&lossy[0].0), "a/Latin.java is not UTF-8: 2 bytes were replaced by U+FFFD");
+        assert!(slicer.misses().is_empty(), "a lossy file is not a miss");
+        // A reader that does not note lossy decoding: the text is used, nothing listed.
+        let counting = Counting { inner: &src, reads: Cell::new(0) };
+        let plain = SourceSlicer::new(&counting, 200);
+        assert!(!plain.slice("a/Latin.java", (1, 1)).missing);
+        assert!(plain.lossy_files().is_empty());
     }
 }

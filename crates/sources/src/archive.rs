@@ -2,10 +2,16 @@
 //!
 //! The format is recognized by its magic bytes, never by the file name. Every
 //! regular file is kept as text or marked binary; directories are ignored;
-//! entries that are links, use an unsupported compression, or whose path could
-//! escape the root (`..`, absolute) are reported in [`Archive::skipped`]. A
-//! damaged or unknown input is an [`ArchiveError`] naming the file and what
-//! was expected. No input makes this module panic.
+//! entries that are links, use an unsupported compression, whose path could
+//! escape the root (`..`, absolute), or that unpack to more than
+//! [`MAX_ENTRY_BYTES`] are reported in [`Archive::skipped`]. A file that is not
+//! valid UTF-8 is kept as lossily decoded text and listed in
+//! [`Archive::lossy_files`]. A damaged or unknown input is an [`ArchiveError`]
+//! naming the file and what was expected; an archive unpacking to more than
+//! [`MAX_UNPACKED_BYTES`] is [`ArchiveError::TooLarge`]. Sizes declared in
+//! entry headers are a first check only: every entry is inflated through a
+//! reader that stops at the limit, so a header that lies cannot make this
+//! module hold more. No input makes this module panic.
 //!
 //! Source archives usually wrap the tree in a top folder (`repo-main/…`) while
 //! model paths are relative to the model's root: [`Archive::locate_root`]
@@ -15,11 +21,35 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::io::{Cursor, Read};
 
-use crate::{path, SourceFile, SourceReader};
+use crate::{path, Lossy, SourceFile, SourceReader};
 
 /// Upper bound on the bytes an archive may unpack to (all entries together, and
 /// the tar inside a gzip stream): guards the page against decompression bombs.
 pub const MAX_UNPACKED_BYTES: u64 = 1 << 30;
+
+/// Upper bound on the bytes one entry may unpack to; a larger entry is skipped
+/// (no source file a prompt could show is that large), after inflating at
+/// most this many bytes plus one.
+pub const MAX_ENTRY_BYTES: u64 = 64 << 20;
+
+/// The unpacking limits of [`Archive::parse_with`]; [`Limits::default`] is
+/// [`MAX_ENTRY_BYTES`] per entry and [`MAX_UNPACKED_BYTES`] in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes one entry may unpack to; a larger entry is skipped
+    /// (an [`Archive::skipped`] entry saying so).
+    pub entry: u64,
+    /// The most bytes the archive may unpack to: all entries together, the
+    /// bytes inflated for skipped oversized entries included, and the tar
+    /// inside a gzip stream. Beyond it, [`ArchiveError::TooLarge`].
+    pub total: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { entry: MAX_ENTRY_BYTES, total: MAX_UNPACKED_BYTES }
+    }
+}
 
 /// The container formats recognized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +87,7 @@ pub enum ArchiveError {
     /// The signature matched but the content is damaged or truncated.
     #[error("{name} is a damaged {format} archive: {detail}")]
     Corrupt { name: String, format: ArchiveFormat, detail: String },
-    /// Unpacking would exceed [`MAX_UNPACKED_BYTES`].
+    /// Unpacking would exceed [`MAX_UNPACKED_BYTES`] (or [`Limits::total`]).
     #[error("{name} unpacks to more than {limit} bytes; refusing to read it")]
     TooLarge { name: String, limit: u64 },
 }
@@ -89,23 +119,39 @@ pub struct Archive {
     name: String,
     format: ArchiveFormat,
     files: BTreeMap<String, SourceFile>,
+    /// Kept files that were not valid UTF-8 (full paths).
+    lossy: BTreeMap<String, Lossy>,
     skipped: Vec<SkippedEntry>,
     root: String,
+    limits: Limits,
 }
 
 impl Archive {
-    /// Unpacks `bytes` (a zip, tar or tar.gz, detected by magic bytes).
-    /// `name` is only used in error messages.
+    /// Unpacks `bytes` (a zip, tar or tar.gz, detected by magic bytes) with
+    /// the default [`Limits`]. `name` is only used in error messages.
     pub fn parse(name: &str, bytes: &[u8]) -> Result<Archive, ArchiveError> {
+        Archive::parse_with(name, bytes, Limits::default())
+    }
+
+    /// [`Archive::parse`] with other unpacking limits (tests, or a page that
+    /// wants a smaller budget).
+    pub fn parse_with(name: &str, bytes: &[u8], limits: Limits) -> Result<Archive, ArchiveError> {
         let format = detect(bytes).map_err(|e| e.named(name))?;
-        let mut archive =
-            Archive { name: name.to_owned(), format, files: BTreeMap::new(), skipped: Vec::new(), root: String::new() };
+        let mut archive = Archive {
+            name: name.to_owned(),
+            format,
+            files: BTreeMap::new(),
+            lossy: BTreeMap::new(),
+            skipped: Vec::new(),
+            root: String::new(),
+            limits,
+        };
         match format {
             ArchiveFormat::Zip => archive.read_zip(bytes)?,
             ArchiveFormat::Tar => archive.read_tar(bytes)?,
             ArchiveFormat::TarGz => {
-                let tar = gunzip(bytes).map_err(|detail| match detail {
-                    Gunzip::TooLarge => ArchiveError::TooLarge { name: name.to_owned(), limit: MAX_UNPACKED_BYTES },
+                let tar = gunzip(bytes, limits.total).map_err(|detail| match detail {
+                    Gunzip::TooLarge => ArchiveError::TooLarge { name: name.to_owned(), limit: limits.total },
                     Gunzip::Corrupt(detail) => ArchiveError::Corrupt { name: name.to_owned(), format, detail },
                 })?;
                 if !looks_like_tar(&tar) {
@@ -145,6 +191,13 @@ impl Archive {
     /// Entries that were not kept, in archive order.
     pub fn skipped(&self) -> &[SkippedEntry] {
         &self.skipped
+    }
+
+    /// Every kept file that is not valid UTF-8 and was decoded lossily (full
+    /// path, ignoring the root; byte order), with what was replaced. Reads
+    /// answer the same through [`SourceReader::read_noted`].
+    pub fn lossy_files(&self) -> impl Iterator<Item = (&str, Lossy)> {
+        self.lossy.iter().map(|(p, l)| (p.as_str(), *l))
     }
 
     /// The folder reads go through: `""` or a prefix ending with `/`.
@@ -222,7 +275,12 @@ impl Archive {
     }
 
     fn too_large(&self) -> ArchiveError {
-        ArchiveError::TooLarge { name: self.name.clone(), limit: MAX_UNPACKED_BYTES }
+        ArchiveError::TooLarge { name: self.name.clone(), limit: self.limits.total }
+    }
+
+    fn skip_oversized(&mut self, path: impl Into<String>) {
+        let reason = format!("it unpacks to more than {} bytes, the most one entry may", self.limits.entry);
+        self.skip(path, reason);
     }
 
     fn skip(&mut self, path: impl Into<String>, reason: impl Into<String>) {
@@ -232,7 +290,12 @@ impl Archive {
     fn keep(&mut self, raw_name: &str, bytes: &[u8]) {
         match path::normalize(raw_name) {
             Ok(key) => {
-                self.files.insert(key, SourceFile::from_bytes(bytes));
+                let (file, lossy) = SourceFile::decode(bytes);
+                match lossy {
+                    Some(l) => self.lossy.insert(key.clone(), l),
+                    None => self.lossy.remove(&key),
+                };
+                self.files.insert(key, file);
             }
             Err(reason) => self.skip(raw_name, reason),
         }
@@ -240,7 +303,7 @@ impl Archive {
 
     fn read_zip(&mut self, bytes: &[u8]) -> Result<(), ArchiveError> {
         let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| self.corrupt(e))?;
-        let mut budget = MAX_UNPACKED_BYTES;
+        let mut budget = self.limits.total;
         for i in 0..zip.len() {
             let stored_name = zip
                 .name_for_index(i)
@@ -275,19 +338,43 @@ impl Archive {
                 self.skip(entry_name, "a symbolic link, not a file");
                 continue;
             }
-            let mut content = Vec::new();
-            let read = (&mut file).take(budget + 1).read_to_end(&mut content);
+            // The declared size first (nothing inflated), then a reader that
+            // stops one byte past the limit whatever the header says.
+            let declared = file.size();
+            let entry_limit = self.limits.entry;
+            if declared > entry_limit {
+                drop(file);
+                self.skip_oversized(entry_name);
+                continue;
+            }
+            if declared > budget {
+                return Err(self.too_large());
+            }
+            let cap = entry_limit.min(budget);
+            let (content, read) = read_capped(&mut file, declared, cap);
             drop(file);
+            let inflated = content.len() as u64;
+            if inflated > cap {
+                if inflated > budget {
+                    return Err(self.too_large());
+                }
+                // Over the entry limit (its header lied): dropped, but what was
+                // inflated counts against the archive's budget.
+                budget -= inflated;
+                self.skip_oversized(entry_name);
+                continue;
+            }
             if let Err(e) = read {
                 return Err(self.corrupt(format_args!("entry `{entry_name}`: {e}")));
             }
-            budget = budget.checked_sub(content.len() as u64).ok_or_else(|| self.too_large())?;
+            budget -= inflated;
             self.keep(&entry_name, &content);
         }
         Ok(())
     }
 
     fn read_tar(&mut self, bytes: &[u8]) -> Result<(), ArchiveError> {
+        let mut budget = self.limits.total;
         let mut tar = tar::Archive::new(bytes);
         let entries = tar.entries().map_err(|e| self.corrupt(e))?;
         for entry in entries {
@@ -311,12 +398,23 @@ impl Archive {
                 self.skip(entry_name, "its name is not UTF-8");
                 continue;
             }
+            // A tar entry holds exactly its declared size (it is how the
+            // reader finds the next header), and its bytes are already in
+            // memory; the limits are checked on it, reads are bounded anyway.
             let declared = entry.size();
-            if declared > MAX_UNPACKED_BYTES {
+            if declared > self.limits.entry {
+                self.skip_oversized(entry_name);
+                continue;
+            }
+            if declared > budget {
                 return Err(self.too_large());
             }
             let mut content = Vec::with_capacity(declared.min(1 << 20) as usize);
-            entry.read_to_end(&mut content).map_err(|e| self.corrupt(format_args!("entry `{entry_name}`: {e}")))?;
+            (&mut entry)
+                .take(declared)
+                .read_to_end(&mut content)
+                .map_err(|e| self.corrupt(format_args!("entry `{entry_name}`: {e}")))?;
+            budget -= content.len() as u64;
             if (content.len() as u64) < declared {
                 return Err(self.corrupt(format_args!(
                     "entry `{entry_name}` is cut short ({} of {declared} bytes)",
@@ -329,14 +427,28 @@ impl Archive {
     }
 }
 
+/// Reads `r` to its end, or to one byte past `cap`, whichever comes first:
+/// however much the entry really holds, at most `cap + 1` bytes are inflated
+/// and kept. `declared` (the header's size, not trusted) only sizes the first
+/// allocation. The caller tells "over the cap" by a length above `cap`.
+fn read_capped(r: &mut dyn Read, declared: u64, cap: u64) -> (Vec<u8>, std::io::Result<usize>) {
+    let mut content = Vec::with_capacity(declared.min(cap).min(1 << 20) as usize);
+    let read = r.take(cap.saturating_add(1)).read_to_end(&mut content);
+    (content, read)
+}
+
 impl SourceReader for Archive {
     fn read(&self, path: &str) -> SourceFile {
+        self.read_noted(path).0
+    }
+
+    fn read_noted(&self, path: &str) -> (SourceFile, Option<Lossy>) {
         match path::normalize(path) {
             Ok(key) => {
                 let full = format!("{}{key}", self.root);
-                self.files.get(&full).cloned().unwrap_or(SourceFile::Missing)
+                (self.files.get(&full).cloned().unwrap_or(SourceFile::Missing), self.lossy.get(&full).copied())
             }
-            Err(reason) => SourceFile::Rejected(reason),
+            Err(reason) => (SourceFile::Rejected(reason), None),
         }
     }
 }
@@ -406,14 +518,30 @@ enum Gunzip {
     Corrupt(String),
 }
 
-fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, Gunzip> {
+fn gunzip(bytes: &[u8], limit: u64) -> Result<Vec<u8>, Gunzip> {
     let mut out = Vec::new();
     flate2::read::MultiGzDecoder::new(bytes)
-        .take(MAX_UNPACKED_BYTES + 1)
+        .take(limit.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(|e| Gunzip::Corrupt(format!("the gzip stream cannot be decompressed: {e}")))?;
-    if out.len() as u64 > MAX_UNPACKED_BYTES {
+    if out.len() as u64 > limit {
         return Err(Gunzip::TooLarge);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_entry_is_read_only_to_one_byte_past_the_cap() {
+        // An entry whose header says 10 bytes and that never ends.
+        let (content, read) = read_capped(&mut std::io::repeat(b'0'), 10, 4096);
+        assert!(read.is_ok());
+        assert_eq!(content.len(), 4097);
+        assert!(content.capacity() < 2 * 4097, "the declared size sized the first allocation only");
+        let (content, _) = read_capped(&mut &b"short"[..], 1 << 40, 4096);
+        assert_eq!((content.as_slice(), content.capacity() <= 1 << 20), (&b"short"[..], true));
+    }
 }

@@ -1,10 +1,11 @@
 //! Archives built in the test itself: zip, tar and tar.gz; traversal entries,
-//! binary files, a nested top folder, truncated and non-archive inputs.
+//! binary and non-UTF-8 files, a nested top folder, truncated and non-archive
+//! inputs, and the size limits (a zip bomb in miniature, a lying header).
 
 use std::io::{Cursor, Write};
 use std::sync::Arc;
 
-use sources::{Archive, ArchiveError, ArchiveFormat, RootMatch, SourceFile, SourceReader};
+use sources::{Archive, ArchiveError, ArchiveFormat, Limits, RootMatch, SourceFile, SourceReader};
 
 enum Item<'a> {
     File(&'a str, &'a [u8]),
@@ -130,9 +131,155 @@ fn tar_gz_archive_detected_by_content_not_name() {
 
 #[test]
 fn a_file_with_a_nul_is_binary() {
-    let a = Archive::parse("x.zip", &zip_of(&[File("a.txt", b"ab\0c"), File("b.txt", &[0xff, 0xfe])])).unwrap();
+    let a = Archive::parse("x.zip", &zip_of(&[File("a.txt", b"ab\0c"), File("b.txt", &[0xff, 0, 0xfe])])).unwrap();
     assert_eq!(a.read("a.txt"), SourceFile::Binary);
     assert_eq!(a.read("b.txt"), SourceFile::Binary);
+    assert_eq!(a.lossy_files().count(), 0);
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_lossy_text_and_noted_in_every_format() {
+    let items = [
+        File("repo/src/Caf.java", b"// caf\xE9 \xE2\x82\nclass Caf {}\n"),
+        File("repo/src/A.java", JAVA),
+        File("repo/b.txt", &[0xff, 0xfe]),
+    ];
+    let tar = tar_of(&items);
+    for (name, bytes) in [("x.zip", zip_of(&items)), ("x.tar", tar.clone()), ("x.tar.gz", gzip(&tar))] {
+        let mut a = Archive::parse(name, &bytes).unwrap();
+        assert_eq!(a.len(), 3, "{name}: kept, not dropped");
+        assert_eq!(a.read("repo/src/Caf.java"), text("// caf\u{FFFD} \u{FFFD}\nclass Caf {}\n"), "{name}");
+        assert_eq!(
+            a.lossy_files().collect::<Vec<_>>(),
+            [
+                ("repo/b.txt", sources::Lossy { bytes: 2, replacements: 2 }),
+                ("repo/src/Caf.java", sources::Lossy { bytes: 3, replacements: 2 })
+            ],
+            "{name}"
+        );
+        // Valid UTF-8 is read exactly as before, with no note.
+        assert_eq!(a.read_noted("repo/src/A.java"), (text("package p;\nclass A {}\n"), None), "{name}");
+        a.use_root(&["src/A.java", "src/Caf.java"]);
+        let (file, lossy) = a.read_noted("src/Caf.java");
+        assert!(file.text().is_some(), "{name}");
+        assert_eq!(
+            lossy.unwrap().describe("src/Caf.java"),
+            "src/Caf.java is not UTF-8: 3 bytes were replaced by U+FFFD",
+            "{name}"
+        );
+        assert_eq!(a.read_noted("src/Nope.java"), (SourceFile::Missing, None));
+        assert!(matches!(a.read_noted("../b.txt"), (SourceFile::Rejected(_), None)));
+    }
+}
+
+// --- size limits ----------------------------------------------------------------
+
+const SMALL: Limits = Limits { entry: 64 * 1024, total: 256 * 1024 };
+
+/// Zeros compress about a thousandfold: a bomb in miniature.
+fn zeros(n: usize) -> Vec<u8> {
+    vec![b'0'; n]
+}
+
+/// The offset of the first local file header's data in `zip` (the entry
+/// written first), and the offsets of its size fields in the local header and
+/// in the central directory.
+struct ZipFields {
+    data: usize,
+    local_size: usize,
+    central_size: usize,
+}
+
+fn first_entry_fields(zip: &[u8]) -> ZipFields {
+    assert_eq!(&zip[..4], b"PK\x03\x04");
+    let name_len = u16::from_le_bytes([zip[26], zip[27]]) as usize;
+    let extra_len = u16::from_le_bytes([zip[28], zip[29]]) as usize;
+    let central = zip.windows(4).position(|w| w == b"PK\x01\x02").expect("a central directory");
+    ZipFields { data: 30 + name_len + extra_len, local_size: 22, central_size: central + 24 }
+}
+
+#[test]
+fn a_zip_entry_over_the_entry_limit_is_skipped_before_it_is_inflated() {
+    let big = zeros(1 << 20);
+    let mut zip = zip_of(&[File("repo/big.dat", &big), File("repo/A.java", JAVA)]);
+    assert!(zip.len() < 16 * 1024, "highly compressible: {} bytes", zip.len());
+    let a = Archive::parse_with("bomb.zip", &zip, SMALL).unwrap();
+    assert_eq!(a.paths().collect::<Vec<_>>(), ["repo/A.java"]);
+    assert_eq!(a.skipped().len(), 1);
+    assert_eq!(a.skipped()[0].path, "repo/big.dat");
+    assert_eq!(a.skipped()[0].reason, "it unpacks to more than 65536 bytes, the most one entry may");
+    // Its declared size alone refuses it: with its deflate stream destroyed it
+    // is still only skipped, so not one byte of it was inflated.
+    let f = first_entry_fields(&zip);
+    for b in &mut zip[f.data + 2..f.data + 200] {
+        *b = 0xA5;
+    }
+    assert!(matches!(Archive::parse("bomb.zip", &zip), Err(ArchiveError::Corrupt { .. })), "inflating it fails");
+    let a = Archive::parse_with("bomb.zip", &zip, SMALL).unwrap();
+    assert_eq!(a.skipped()[0].path, "repo/big.dat");
+    // With the default limits the same (intact) entry is kept.
+    let zip = zip_of(&[File("repo/big.dat", &big)]);
+    assert_eq!(Archive::parse("ok.zip", &zip).unwrap().len(), 1);
+}
+
+#[test]
+fn a_zip_over_the_total_limit_is_too_large_before_it_is_inflated() {
+    let part = zeros(60 * 1024);
+    let items: Vec<Item> = (0..5).map(|_| File("p.dat", &part)).collect();
+    let names = ["a.dat", "b.dat", "c.dat", "d.dat", "e.dat"];
+    let items: Vec<Item> =
+        items.into_iter().zip(names).map(|(i, n)| if let File(_, b) = i { File(n, b) } else { i }).collect();
+    let zip = zip_of(&items);
+    let err = Archive::parse_with("many.zip", &zip, SMALL).unwrap_err();
+    assert_eq!(err, ArchiveError::TooLarge { name: "many.zip".into(), limit: 256 * 1024 });
+    assert_eq!(err.to_string(), "many.zip unpacks to more than 262144 bytes; refusing to read it");
+    assert_eq!(Archive::parse_with("four.zip", &zip_of(&items[..4]), SMALL).unwrap().len(), 4);
+}
+
+#[test]
+fn a_zip_whose_header_lies_about_its_size_is_stopped() {
+    // Declared: 100 bytes (local header and central directory agree), actual: 1 MiB.
+    let big = zeros(1 << 20);
+    let mut zip = zip_of(&[File("repo/liar.dat", &big), File("repo/A.java", JAVA)]);
+    let f = first_entry_fields(&zip);
+    for at in [f.local_size, f.central_size] {
+        assert_eq!(u32::from_le_bytes(zip[at..at + 4].try_into().unwrap()), 1 << 20);
+        zip[at..at + 4].copy_from_slice(&100u32.to_le_bytes());
+    }
+    // Inflating stops one byte past what the header declared (the zip reader
+    // checks it; our own reader stops at the limits besides, see the unit
+    // test of `read_capped`): the damaged archive is refused, not held.
+    for limits in [SMALL, Limits::default(), Limits { entry: 64 * 1024, total: 100 }] {
+        let err = Archive::parse_with("liar.zip", &zip, limits).unwrap_err();
+        assert!(
+            matches!(&err, ArchiveError::Corrupt { detail, .. } if detail.contains("repo/liar.dat")),
+            "{limits:?}: {err:?}"
+        );
+    }
+    // A declared size over the entry limit is believed: skipped, not inflated.
+    let a = Archive::parse_with("liar.zip", &zip, Limits { entry: 50, total: 1 << 30 }).unwrap();
+    assert_eq!(a.skipped()[0].path, "repo/liar.dat");
+    assert_eq!(a.paths().collect::<Vec<_>>(), ["repo/A.java"]);
+}
+
+#[test]
+fn tar_entries_obey_the_same_limits() {
+    let big = zeros(100 * 1024);
+    let tar = tar_of(&[File("repo/big.dat", &big), File("repo/A.java", JAVA)]);
+    for (name, bytes) in [("x.tar", tar.clone()), ("x.tar.gz", gzip(&tar))] {
+        let a = Archive::parse_with(name, &bytes, SMALL).unwrap();
+        assert_eq!(a.paths().collect::<Vec<_>>(), ["repo/A.java"], "{name}");
+        assert_eq!(a.skipped()[0].reason, "it unpacks to more than 65536 bytes, the most one entry may");
+    }
+    let parts: Vec<Vec<u8>> = (0..5).map(|_| zeros(60 * 1024)).collect();
+    let names = ["a", "b", "c", "d", "e"];
+    let items: Vec<Item> = names.iter().zip(&parts).map(|(n, p)| File(n, p)).collect();
+    let tar = tar_of(&items);
+    let err = Archive::parse_with("many.tar", &tar, SMALL).unwrap_err();
+    assert_eq!(err, ArchiveError::TooLarge { name: "many.tar".into(), limit: 256 * 1024 });
+    // The gzip stream itself is bounded by the total first.
+    let err = Archive::parse_with("many.tar.gz", &gzip(&tar), SMALL).unwrap_err();
+    assert_eq!(err, ArchiveError::TooLarge { name: "many.tar.gz".into(), limit: 256 * 1024 });
 }
 
 #[test]
