@@ -415,6 +415,148 @@ pub enum SidecarError {
     Record { name: String, line: usize, message: String },
     #[error("{name}, line {line}: invalid failure record: {message}")]
     Failure { name: String, line: usize, message: String },
+    /// A record (or, with `failure`, a failure record) whose id an earlier
+    /// line of the same kind already holds: a store keys both by id alone, so
+    /// importing it would silently keep one of the two.
+    #[error(
+        "{name}:{line}: {} {id:?} repeats the id of line {first_line}",
+        if *failure { "failure record" } else { "record" }
+    )]
+    DuplicateId { name: String, line: usize, first_line: usize, id: String, failure: bool },
+    /// A string an insights store keeps as a column (`field`: `id`, `kind`,
+    /// `name`, `file`, `key.lang`, `key.module`, `key.symbol`,
+    /// `key.disambiguator`, `fingerprint`, `model`) holds U+0000 (§16.4).
+    #[error(
+        "{name}:{line}: the {field} of this {} contains U+0000, which an insights store cannot keep",
+        if *failure { "failure record" } else { "record" }
+    )]
+    Nul { name: String, line: usize, field: &'static str, failure: bool },
+}
+
+/// Why a decoded side-car is truncated (`Sidecar::truncated`), in a form a
+/// caller can print: its [`Display`](std::fmt::Display) text completes
+/// "`<file>` is truncated: …", e.g. "it has no eof line".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Truncation {
+    /// No `eof` line at all (the file was cut short, or a run is still open).
+    NoTrailer,
+    /// The last `eof` line counts `counted` records but `read` were read.
+    Count { counted: u64, read: u64 },
+    /// As [`Truncation::Count`], and a record line (`record_line`, the first
+    /// one) comes after the last `eof` line (`trailer_line`): records were
+    /// appended after the trailer was written. Only [`decode_with_truncation`]
+    /// can tell this case apart (line numbers are not kept in a [`Sidecar`]).
+    RecordAfterTrailer { record_line: usize, trailer_line: usize, counted: u64, read: u64 },
+}
+
+fn records_text(n: u64) -> String {
+    if n == 1 {
+        "1 record".to_owned()
+    } else {
+        format!("{n} records")
+    }
+}
+
+fn were_read(n: u64) -> String {
+    if n == 1 {
+        "1 was read".to_owned()
+    } else {
+        format!("{n} were read")
+    }
+}
+
+impl std::fmt::Display for Truncation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Truncation::NoTrailer => f.write_str("it has no eof line"),
+            Truncation::Count { counted, read } => {
+                write!(f, "its eof counts {} but {}", records_text(*counted), were_read(*read))
+            }
+            Truncation::RecordAfterTrailer { record_line, trailer_line, counted, read } => write!(
+                f,
+                "a record (line {record_line}) follows its eof line (line {trailer_line}), which counts {} but {}",
+                records_text(*counted),
+                were_read(*read)
+            ),
+        }
+    }
+}
+
+impl Sidecar {
+    /// Why this side-car is truncated, or `None` when it is not (always
+    /// `Some` exactly when `truncated` is true, for a side-car whose
+    /// `truncated` was set by [`decode`]). Computed from the trailer and the
+    /// records, so it never says [`Truncation::RecordAfterTrailer`]; use
+    /// [`decode_with_truncation`] for that.
+    pub fn truncation(&self) -> Option<Truncation> {
+        let read = self.records.len() as u64;
+        match &self.trailer {
+            None => Some(Truncation::NoTrailer),
+            Some(t) if t.counts.records != read => Some(Truncation::Count { counted: t.counts.records, read }),
+            Some(_) => None,
+        }
+    }
+}
+
+/// The first field of `r` that an insights store keeps as a column and that
+/// holds U+0000.
+fn nul_in_record(r: &InsightRecord) -> Option<&'static str> {
+    first_nul(&[
+        ("id", Some(&r.id)),
+        ("kind", Some(&r.kind)),
+        ("name", r.name.as_deref()),
+        ("file", r.file.as_deref()),
+        ("fingerprint", Some(&r.fingerprint)),
+        ("model", r.model.as_deref()),
+    ])
+    .or_else(|| r.key.as_ref().and_then(nul_in_key))
+}
+
+/// The first column string of `f` that holds U+0000.
+fn nul_in_failure(f: &FailureRecord) -> Option<&'static str> {
+    first_nul(&[("id", Some(&f.id)), ("model", Some(&f.model))]).or_else(|| f.key.as_ref().and_then(nul_in_key))
+}
+
+fn nul_in_key(k: &NaturalKey) -> Option<&'static str> {
+    first_nul(&[
+        ("key.lang", Some(&k.lang)),
+        ("key.module", Some(&k.module)),
+        ("key.symbol", Some(&k.symbol)),
+        ("key.disambiguator", k.disambiguator.as_deref()),
+    ])
+}
+
+fn first_nul(fields: &[(&'static str, Option<&str>)]) -> Option<&'static str> {
+    fields.iter().find(|(_, v)| v.is_some_and(|v| v.contains('\0'))).map(|(name, _)| *name)
+}
+
+/// The line of every id seen so far (records or failures), without copying
+/// the ids: the table holds indexes into the decoded items.
+struct SeenIds {
+    table: hashbrown::HashTable<usize>,
+    lines: Vec<usize>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+impl SeenIds {
+    fn new() -> SeenIds {
+        SeenIds { table: hashbrown::HashTable::new(), lines: Vec::new(), hasher: Default::default() }
+    }
+
+    /// Registers `id` (about to be pushed at index `ids.len()` of the decoded
+    /// items, from `line`), or returns the line that already holds it.
+    fn register<'a>(&mut self, ids: impl Fn(usize) -> &'a str, id: &str, line: usize) -> Result<(), usize> {
+        use std::hash::BuildHasher;
+        let hash = self.hasher.hash_one(id);
+        if let Some(&i) = self.table.find(hash, |&i| ids(i) == id) {
+            return Err(self.lines[i]);
+        }
+        let index = self.lines.len();
+        self.lines.push(line);
+        let hasher = &self.hasher;
+        self.table.insert_unique(hash, index, |&i| hasher.hash_one(ids(i)));
+        Ok(())
+    }
 }
 
 /// JavaScript's `String.prototype.trim` set: Unicode White_Space plus
@@ -426,17 +568,36 @@ fn is_js_space(c: char) -> bool {
 /// Reads a side-car (§15.7): lines split on `\n`, blank lines dropped; the
 /// first line is the header; `t == "eof"` lines are trailers (a later one
 /// replaces an earlier one), `t == "f"` failures, anything else a record.
-/// `truncated` = no trailer, or its record count differs from the records read.
+/// `truncated` = no trailer, or its record count differs from the records read
+/// ([`Sidecar::truncation`] says which; [`decode_with_truncation`] also tells
+/// records appended after the trailer).
+///
+/// Refused, naming the line, beyond the format's own rules: a record whose id
+/// an earlier record holds, a failure record whose id an earlier failure
+/// record holds ([`SidecarError::DuplicateId`]), and a record or failure
+/// record with U+0000 in a string an insights store keeps as a column
+/// ([`SidecarError::Nul`]) — so an import never stores less than it read.
 pub fn decode(name: &str, text: &str) -> Result<Sidecar, SidecarError> {
+    decode_with_truncation(name, text).map(|(sidecar, _)| sidecar)
+}
+
+/// [`decode`], with why the side-car is truncated (`Some` exactly when
+/// `truncated` is true), including [`Truncation::RecordAfterTrailer`] when a
+/// record line follows the last `eof` line.
+pub fn decode_with_truncation(name: &str, text: &str) -> Result<(Sidecar, Option<Truncation>), SidecarError> {
     let mut lines =
         text.split('\n').enumerate().map(|(i, l)| (i + 1, l)).filter(|(_, l)| !l.trim_matches(is_js_space).is_empty());
     let Some((_, first)) = lines.next() else {
         return Err(SidecarError::Empty { name: name.to_owned() });
     };
     let header = decode_header(first).map_err(|message| SidecarError::Header { name: name.to_owned(), message })?;
-    let mut records = Vec::new();
-    let mut failures = Vec::new();
+    let mut records: Vec<InsightRecord> = Vec::new();
+    let mut failures: Vec<FailureRecord> = Vec::new();
+    let mut record_ids = SeenIds::new();
+    let mut failure_ids = SeenIds::new();
     let mut trailer = None;
+    let mut trailer_line = None;
+    let mut record_after_trailer = None;
     for (line, text) in lines {
         let value = json::parse(text).map_err(|message| SidecarError::Json { name: name.to_owned(), line, message })?;
         let tag = value.get("t").and_then(Value::as_str);
@@ -448,12 +609,26 @@ pub fn decode(name: &str, text: &str) -> Result<Sidecar, SidecarError> {
                     message: format!("the `eof` trailer: {m}"),
                 })?;
                 trailer = Some(t);
+                trailer_line = Some(line);
+                record_after_trailer = None;
             }
             Some("f") => {
                 let f = failure_from(value).map_err(|message| SidecarError::Failure {
                     name: name.to_owned(),
                     line,
                     message,
+                })?;
+                if let Some(field) = nul_in_failure(&f) {
+                    return Err(SidecarError::Nul { name: name.to_owned(), line, field, failure: true });
+                }
+                failure_ids.register(|i| failures[i].id.as_str(), &f.id, line).map_err(|first_line| {
+                    SidecarError::DuplicateId {
+                        name: name.to_owned(),
+                        line,
+                        first_line,
+                        id: f.id.clone(),
+                        failure: true,
+                    }
                 })?;
                 failures.push(f);
             }
@@ -463,12 +638,38 @@ pub fn decode(name: &str, text: &str) -> Result<Sidecar, SidecarError> {
                     line,
                     message,
                 })?;
+                if let Some(field) = nul_in_record(&r) {
+                    return Err(SidecarError::Nul { name: name.to_owned(), line, field, failure: false });
+                }
+                record_ids.register(|i| records[i].id.as_str(), &r.id, line).map_err(|first_line| {
+                    SidecarError::DuplicateId {
+                        name: name.to_owned(),
+                        line,
+                        first_line,
+                        id: r.id.clone(),
+                        failure: false,
+                    }
+                })?;
+                if trailer_line.is_some() && record_after_trailer.is_none() {
+                    record_after_trailer = Some(line);
+                }
                 records.push(r);
             }
         }
     }
-    let truncated = trailer.as_ref().is_none_or(|t: &Trailer| t.counts.records != records.len() as u64);
-    Ok(Sidecar { header, records, failures, trailer, truncated })
+    let read = records.len() as u64;
+    let truncation = match &trailer {
+        None => Some(Truncation::NoTrailer),
+        Some(t) if t.counts.records == read => None,
+        Some(t) => Some(match (record_after_trailer, trailer_line) {
+            (Some(record_line), Some(trailer_line)) => {
+                Truncation::RecordAfterTrailer { record_line, trailer_line, counted: t.counts.records, read }
+            }
+            _ => Truncation::Count { counted: t.counts.records, read },
+        }),
+    };
+    let truncated = truncation.is_some();
+    Ok((Sidecar { header, records, failures, trailer, truncated }, truncation))
 }
 
 /// Reads a block of `level` from its JSON text (as [`block_json`] writes it):

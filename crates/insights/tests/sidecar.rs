@@ -417,6 +417,165 @@ fn operation_block_under_level_type_is_rejected() {
     assert_eq!(decode_record(&encode_record(&r)).unwrap(), r);
 }
 
+/// `small()` as lines (header, six records, one failure, eof), with `edit`
+/// applied, joined back into a side-car text.
+fn small_lines_with(edit: impl FnOnce(&mut Vec<String>)) -> String {
+    let mut lines: Vec<String> = encode(&small()).lines().map(str::to_owned).collect();
+    edit(&mut lines);
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn a_repeated_record_id_is_refused_naming_both_lines() {
+    // The same line twice (lines 2 and 4, a blank line 3 counted).
+    let getter = encode_record(&small().records[0]);
+    let text = small_lines_with(|l| l.insert(2, format!("\n{getter}")));
+    let err = decode("x.insights.jsonl", &text).unwrap_err();
+    assert_eq!(
+        err,
+        SidecarError::DuplicateId {
+            name: "x.insights.jsonl".into(),
+            line: 4,
+            first_line: 2,
+            id: "java:p/T.getTotal()".into(),
+            failure: false
+        }
+    );
+    assert_eq!(err.to_string(), r#"x.insights.jsonl:4: record "java:p/T.getTotal()" repeats the id of line 2"#);
+
+    // A store keys records by id alone: the same id at another level repeats it too.
+    let mut other = small().records[4].clone(); // a module
+    other.id = "java:p/Line".into(); // the id of the type on line 4
+    let text = small_lines_with(|l| l.insert(6, encode_record(&other)));
+    let err = decode("x.insights.jsonl", &text).unwrap_err();
+    assert_eq!(err.to_string(), r#"x.insights.jsonl:7: record "java:p/Line" repeats the id of line 4"#);
+}
+
+#[test]
+fn a_repeated_failure_id_is_refused_but_may_equal_a_record_id() {
+    let refund = encode_failure(&failure("java:p/T.refund()", Level::Operation));
+    let text = small_lines_with(|l| l.insert(8, refund));
+    let err = decode("x.insights.jsonl", &text).unwrap_err();
+    assert!(matches!(&err, SidecarError::DuplicateId { line: 9, first_line: 8, failure: true, .. }), "{err:?}");
+    assert_eq!(err.to_string(), r#"x.insights.jsonl:9: failure record "java:p/T.refund()" repeats the id of line 8"#);
+
+    // Records and failures are kept apart: a failure for an explained unit is not a repeat.
+    let same_as_record = encode_failure(&failure("java:p/T.getTotal()", Level::Operation));
+    let text = small_lines_with(|l| l.insert(8, same_as_record));
+    assert_eq!(decode("x", &text).unwrap().failures.len(), 2);
+}
+
+#[test]
+fn a_nul_in_a_column_string_is_refused_naming_the_line_and_the_key() {
+    let nul = |edit: &dyn Fn(&mut InsightRecord)| {
+        let mut r = small().records[1].clone(); // has every optional column, key with disambiguator
+        edit(&mut r);
+        let text = small_lines_with(|l| l[2] = encode_record(&r));
+        decode("x.insights.jsonl", &text).unwrap_err()
+    };
+    let err = nul(&|r| r.id = "java:p/T.sub\u{0}mit(Order)".into());
+    assert_eq!(err, SidecarError::Nul { name: "x.insights.jsonl".into(), line: 3, field: "id", failure: false });
+    assert_eq!(
+        err.to_string(),
+        "x.insights.jsonl:3: the id of this record contains U+0000, which an insights store cannot keep"
+    );
+    type Edit = fn(&mut InsightRecord);
+    let cases: [(&str, Edit); 9] = [
+        ("kind", |r| r.kind.push('\0')),
+        ("name", |r| r.name = Some("\0".into())),
+        ("file", |r| r.file = Some("p/\0.java".into())),
+        ("fingerprint", |r| r.fingerprint = format!("{}\0", "0".repeat(63))),
+        ("model", |r| r.model = Some("m\0".into())),
+        ("key.lang", |r| r.key.as_mut().unwrap().lang.push('\0')),
+        ("key.module", |r| r.key.as_mut().unwrap().module.push('\0')),
+        ("key.symbol", |r| r.key.as_mut().unwrap().symbol.push('\0')),
+        ("key.disambiguator", |r| r.key.as_mut().unwrap().disambiguator = Some("(\0)".into())),
+    ];
+    for (field, edit) in cases {
+        let err = nul(&edit);
+        assert!(matches!(&err, SidecarError::Nul { line: 3, field: f, failure: false, .. } if *f == field), "{err:?}");
+        assert!(err.to_string().contains(&format!("the {field} of this record contains U+0000")), "{err}");
+    }
+
+    // Failure records: id, model and key parts.
+    let mut f = failure("java:p/T.re\u{0}fund()", Level::Operation);
+    let text = small_lines_with(|l| l[7] = encode_failure(&f));
+    assert_eq!(
+        decode("x.insights.jsonl", &text).unwrap_err().to_string(),
+        "x.insights.jsonl:8: the id of this failure record contains U+0000, which an insights store cannot keep"
+    );
+    f.id = "java:p/T.refund()".into();
+    f.model = "m\0".into();
+    let text = small_lines_with(|l| l[7] = encode_failure(&f));
+    assert!(matches!(
+        decode("x", &text).unwrap_err(),
+        SidecarError::Nul { line: 8, field: "model", failure: true, .. }
+    ));
+    f.model = "m".into();
+    f.key =
+        Some(NaturalKey { lang: "java".into(), module: "p\0".into(), symbol: "T.refund".into(), disambiguator: None });
+    let text = small_lines_with(|l| l[7] = encode_failure(&f));
+    assert!(matches!(decode("x", &text).unwrap_err(), SidecarError::Nul { field: "key.module", failure: true, .. }));
+
+    // Text a store keeps as JSON (block, metadata, scc, members, reason) may hold U+0000.
+    let mut s = small();
+    if let Block::Operation(b) = &mut s.records[0].block {
+        b.description = "a \u{0} inside".into();
+    }
+    s.records[3].metadata = Some([("n\0".to_owned(), "v\0".to_owned())].into_iter().collect());
+    s.records[2].scc = Some(vec!["java:p/Line".into(), "java:p/Order\0".into()]);
+    s.failures[0].members = vec!["x\0".into()];
+    s.failures[0].reason.message = "no \0 credits".into();
+    assert_eq!(decode("x", &encode(&s)).unwrap(), s);
+}
+
+#[test]
+fn a_truncated_sidecar_says_why() {
+    let mut s = small();
+    s.trailer = None;
+    let (cut, why) = decode_with_truncation("x", &encode(&s)).unwrap();
+    assert!(cut.truncated);
+    assert_eq!(why, Some(Truncation::NoTrailer));
+    assert_eq!(cut.truncation(), why);
+    assert_eq!(why.unwrap().to_string(), "it has no eof line");
+
+    s.trailer = Some(trailer(79, 1));
+    let (cut, why) = decode_with_truncation("x", &encode(&s)).unwrap();
+    assert!(cut.truncated);
+    assert_eq!(why, Some(Truncation::Count { counted: 79, read: 6 }));
+    assert_eq!(cut.truncation(), why);
+    assert_eq!(why.unwrap().to_string(), "its eof counts 79 records but 6 were read");
+    assert_eq!(Truncation::Count { counted: 1, read: 0 }.to_string(), "its eof counts 1 record but 0 were read");
+    assert_eq!(Truncation::Count { counted: 0, read: 1 }.to_string(), "its eof counts 0 records but 1 was read");
+
+    // Whole: no reason, and `decode` agrees with `decode_with_truncation`.
+    let whole = encode(&small());
+    let (back, why) = decode_with_truncation("x", &whole).unwrap();
+    assert_eq!((why, back.truncation()), (None, None));
+    assert_eq!(back, decode("x", &whole).unwrap());
+
+    // A record appended after the eof line (line 9): the count no longer matches.
+    let extra = record("java:p/T.extra()", Level::Operation, Block::Operation(op_block("extra", 1.0)));
+    let appended = format!("{whole}{}\n", encode_record(&extra));
+    let (back, why) = decode_with_truncation("x", &appended).unwrap();
+    assert!(back.truncated);
+    let why = why.unwrap();
+    assert_eq!(why, Truncation::RecordAfterTrailer { record_line: 10, trailer_line: 9, counted: 6, read: 7 });
+    assert_eq!(
+        why.to_string(),
+        "a record (line 10) follows its eof line (line 9), which counts 6 records but 7 were read"
+    );
+    assert_eq!(back.truncation(), Some(Truncation::Count { counted: 6, read: 7 }), "no line numbers without the text");
+
+    // A later eof replaces the earlier one: records before it are not "after eof".
+    let recounted = format!("{appended}{}\n", encode_trailer(&trailer(8, 1)));
+    let (back, why) = decode_with_truncation("x", &recounted).unwrap();
+    assert_eq!(why, Some(Truncation::Count { counted: 8, read: 7 }));
+    assert_eq!(back.trailer.unwrap().counts.records, 8);
+    let (back, why) = decode_with_truncation("x", &format!("{appended}{}\n", encode_trailer(&trailer(7, 1)))).unwrap();
+    assert!(!back.truncated && why.is_none());
+}
+
 // --- field rules ------------------------------------------------------------------
 
 #[test]
@@ -584,10 +743,17 @@ fn streaming_writer_matches_encode_and_refuses_unsorted_records() {
     w.record(&s.records[5]).unwrap();
     let err = w.record(&s.records[4]).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    // An equal record is not out of order for the writer…
     w.record(&s.records[5]).unwrap();
     w.record(&s.records[6]).unwrap();
     let text = String::from_utf8(w.finish(None).unwrap()).unwrap();
     assert_eq!(text.lines().count(), 4);
+    // …but a side-car repeating an id does not decode (a store would keep one).
+    assert!(matches!(decode("x", &text), Err(SidecarError::DuplicateId { line: 3, first_line: 2, .. })));
+    let mut w = SidecarWriter::new(Vec::new(), &s.header).unwrap();
+    w.record(&s.records[5]).unwrap();
+    w.record(&s.records[6]).unwrap();
+    let text = String::from_utf8(w.finish(None).unwrap()).unwrap();
     assert!(decode("x", &text).unwrap().truncated);
 }
 
@@ -644,6 +810,11 @@ prop_compose! {
         cost in prop::option::of(any::<f64>().prop_filter("finite", |c| c.is_finite())),
         provider in prop::option::of("[a-z～😀]{0,5}"),
     ) -> Sidecar {
+        // Ids are unique within records and within failures (a repeat does not decode).
+        let mut seen = std::collections::HashSet::new();
+        records.retain(|r| seen.insert(r.id.clone()));
+        let mut seen = std::collections::HashSet::new();
+        failures.retain(|f| seen.insert(f.id.clone()));
         records.sort_by(record_order);
         failures.sort_by(failure_order);
         let trailer = with_trailer.then(|| Trailer {
