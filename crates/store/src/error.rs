@@ -69,6 +69,18 @@ pub enum StoreError {
     /// Another live process has a run open on this store.
     #[error("{}: another run is writing this insights store (process {pid}, run {run} started {started_at}); wait for it to finish", path.display())]
     Busy { path: PathBuf, pid: u32, run: i64, started_at: String },
+    /// Another open writer holds the store's writer lock (natively: the
+    /// file `<store>-lock`), in another process or in this one.
+    #[error(
+        "{}: another codegraph-insights process{} is writing this insights store; wait for it to finish (running both would pay for the same calls twice)",
+        path.display(),
+        pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+    )]
+    Locked { path: PathBuf, pid: Option<u32> },
+    /// A store file of zero bytes: not created by this program (a writer
+    /// creates the schema in the same transaction as the file's first page).
+    #[error("{}: the file is empty (0 bytes), so it is not an insights store; it was left untouched. Remove it to start a new store, or restore it from a backup", path.display())]
+    ZeroBytes { path: PathBuf },
     /// A store book was asked to commit before a run was begun.
     #[error("{}: no run is open on the insights store: begin a run before committing records", path.display())]
     NoRun { path: PathBuf },

@@ -9,8 +9,12 @@
 //! SQLite's `ORDER BY`; column strings holding U+0000 are refused at write.
 //!
 //! Natively the store is the file `<model>.insights.db` beside the model;
-//! the writer runs in WAL with `synchronous = NORMAL`, and the single-writer
-//! rule checks the process id of an open run ([`Store::check_writers`]).
+//! the writer runs in WAL with `synchronous = NORMAL`. One writer at a time:
+//! a writer takes an operating-system lock on `<store>-lock` before it opens
+//! the file and holds it until the store is dropped (a second writer, in any
+//! process, is refused with [`StoreError::Locked`] naming the holder's pid);
+//! the process id of an open run tells the next writer whether a run was
+//! killed ([`Store::check_writers`]).
 //!
 //! In a browser (wasm32: `rusqlite` over `sqlite-wasm-rs`) the store lives
 //! on OPFS in a dedicated Worker, through the SAH-pool VFS that [`opfs`]
@@ -26,6 +30,8 @@
 
 mod book;
 mod error;
+#[cfg(not(target_arch = "wasm32"))]
+mod lock;
 mod open;
 #[cfg(target_arch = "wasm32")]
 pub mod opfs;
@@ -39,6 +45,8 @@ mod store;
 
 pub use book::StoreBook;
 pub use error::StoreError;
+#[cfg(not(target_arch = "wasm32"))]
+pub use lock::lock_path_for;
 pub use open::{check_store_image, MIGRATIONS};
 pub use paths::{is_store_name, sidecar_path_for, store_name_for, store_path_for, STORE_NAME_SUFFIX};
 #[cfg(not(target_arch = "wasm32"))]

@@ -210,11 +210,68 @@ fn identity(path: &Path, conn: &Connection) -> Result<Identity, StoreError> {
 
 /// The open sequence of §16.2. Nothing is written before every refusal
 /// has been ruled out.
-pub(crate) fn open(path: &Path, mode: Mode) -> Result<Connection, StoreError> {
+pub(crate) fn open(path: &Path, mode: Mode) -> Result<(Connection, u32), StoreError> {
     open_with(path, mode, MIGRATIONS)
 }
 
-pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Connection, StoreError> {
+/// A `file:` URI for `path` (`%`, `?` and `#` escaped) with `query`.
+#[cfg(not(target_arch = "wasm32"))]
+fn uri(path: &Path, query: &str) -> String {
+    let mut s = String::from("file:");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => s.push_str("%25"),
+            '?' => s.push_str("%3f"),
+            '#' => s.push_str("%23"),
+            c => s.push(c),
+        }
+    }
+    s.push('?');
+    s.push_str(query);
+    s
+}
+
+/// A reader where the store's side files cannot be made (a read-only
+/// directory or file system, a store file without write permission): the
+/// database opened `immutable`, so SQLite creates no `-wal` / `-shm` and
+/// takes no lock. Nobody can be writing there (a writer needs those files
+/// and its `-lock`); commits a killed writer left in a `-wal` are not seen.
+#[cfg(not(target_arch = "wasm32"))]
+fn immutable_reader(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(uri(path, "immutable=1"), flags).map_err(|e| open_error(path, e))
+}
+
+/// Whether a reader's open failed because SQLite could not write beside the store.
+#[cfg(not(target_arch = "wasm32"))]
+fn cannot_write_beside(e: &StoreError) -> bool {
+    match e {
+        StoreError::Open { message, .. } => {
+            message.contains("readonly") || message.contains("read-only") || message.contains("unable to open")
+        }
+        _ => false,
+    }
+}
+
+pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<(Connection, u32), StoreError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if mode == Mode::Reader {
+        return match open_on(path, mode, ladder, None) {
+            Err(e) if cannot_write_beside(&e) && path.is_file() => {
+                open_on(path, mode, ladder, Some(immutable_reader(path)?))
+            }
+            other => other,
+        };
+    }
+    open_on(path, mode, ladder, None)
+}
+
+fn open_on(
+    path: &Path,
+    mode: Mode,
+    ladder: &[&str],
+    conn: Option<Connection>,
+) -> Result<(Connection, u32), StoreError> {
     let current = ladder.len() as u32;
     let flags = match mode {
         Mode::Writer => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
@@ -222,10 +279,13 @@ pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Conn
         // read-only file handle can strand `-wal` / `-shm` files.
         Mode::Reader => OpenFlags::SQLITE_OPEN_READ_WRITE,
     } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    #[cfg(not(target_arch = "wasm32"))]
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
-    #[cfg(target_arch = "wasm32")]
-    let conn = crate::opfs::connect(path, flags)?;
+    let conn = match conn {
+        Some(c) => c,
+        #[cfg(not(target_arch = "wasm32"))]
+        None => Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?,
+        #[cfg(target_arch = "wasm32")]
+        None => crate::opfs::connect(path, flags)?,
+    };
     let id = identity(path, &conn)?;
     if id.tables > 0 && id.application_id != INSIGHTS_APPLICATION_ID {
         return Err(StoreError::Foreign { path: path.to_owned(), application_id: id.application_id });
@@ -234,7 +294,10 @@ pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Conn
         if id.tables == 0 {
             return Err(StoreError::Empty { path: path.to_owned() });
         }
-        if id.version < current {
+        // An older store is read as it is (every format from 1 on holds the
+        // tables readers use; what a later format added, like the text
+        // index of format 2, answers `Older`); only a writer migrates.
+        if id.version == 0 {
             return Err(StoreError::Older { path: path.to_owned(), version: id.version, current });
         }
     }
@@ -245,7 +308,7 @@ pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Conn
     conn.busy_timeout(std::time::Duration::from_millis(5000)).map_err(|e| open_error(path, e))?;
     if mode == Mode::Reader {
         pragma("PRAGMA query_only = ON;")?;
-        return Ok(conn);
+        return Ok((conn, id.version));
     }
     // WAL + NORMAL: commits survive a process crash without an fsync per
     // unit. SQLite in WebAssembly (OPFS) has no WAL: there every commit is
@@ -260,7 +323,7 @@ pub(crate) fn open_with(path: &Path, mode: Mode, ladder: &[&str]) -> Result<Conn
             message: e.to_string(),
         })?;
     }
-    Ok(conn)
+    Ok((conn, current))
 }
 
 /// Checks that `bytes` are a database file of an insights store this
@@ -320,7 +383,7 @@ mod tests {
         let path = dir.join("ladder.db");
         let _ = std::fs::remove_file(&path);
         let ladder = ["CREATE TABLE a (x);", "CREATE TABLE b (y); INSERT INTO nowhere VALUES (1);"];
-        let err = open_with(&path, Mode::Writer, &ladder).unwrap_err();
+        let err = open_with(&path, Mode::Writer, &ladder).map(|_| ()).unwrap_err();
         match &err {
             StoreError::Migration { from: 1, left_at: 1, .. } => {}
             other => panic!("{other:?}"),
@@ -334,7 +397,7 @@ mod tests {
         drop(conn);
         // The ladder resumes where it stopped once the rung is fixed.
         let fixed = ["CREATE TABLE a (x);", "CREATE TABLE b (y);"];
-        let conn = open_with(&path, Mode::Writer, &fixed).unwrap();
+        let (conn, _) = open_with(&path, Mode::Writer, &fixed).unwrap();
         let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(v, 2);
         drop(conn);

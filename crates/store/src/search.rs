@@ -120,6 +120,9 @@ impl Store {
     /// when no record has them all (see [`match_queries`]). An empty query
     /// (no letter or digit) finds nothing.
     pub fn search_text(&self, query: &str, limit: usize) -> Result<Vec<TextHit>, StoreError> {
+        // The text index came with format version 2; an older store read
+        // without migrating has none.
+        self.needs_format(2)?;
         let Some((all, any)) = match_queries(query) else { return Ok(Vec::new()) };
         if limit == 0 {
             return Ok(Vec::new());

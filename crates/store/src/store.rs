@@ -25,12 +25,18 @@ pub struct Store {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
     mode: Mode,
+    /// The format version of the file as opened: a writer's is current (it
+    /// migrated); a reader's may be older (nothing is migrated).
+    version: u32,
     /// Block rows fetched by the largest single read so far (tests: never
     /// more than [`GET_CHUNK`]).
     max_fetched: Cell<usize>,
     /// In a browser: this worker's one connection to the file.
     #[cfg(target_arch = "wasm32")]
     _claim: crate::opfs::Claim,
+    /// Natively, a writer: the store's writer lock, held while the store is open.
+    #[cfg(not(target_arch = "wasm32"))]
+    _lock: Option<crate::lock::WriterLock>,
 }
 
 /// An open run, as handed out by [`Store::begin_run`].
@@ -105,20 +111,51 @@ impl Store {
     fn opened(path: &Path, mode: Mode) -> Result<Store, StoreError> {
         #[cfg(target_arch = "wasm32")]
         let claim = crate::opfs::Claim::take(path)?;
-        let conn = open::open(path, mode)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            return Err(StoreError::ZeroBytes { path: path.to_owned() });
+        }
+        // One writer at a time, decided before the file is opened for writing.
+        #[cfg(not(target_arch = "wasm32"))]
+        let lock = match mode {
+            Mode::Writer => Some(crate::lock::WriterLock::take(path)?),
+            Mode::Reader => None,
+        };
+        let (conn, version) = open::open(path, mode)?;
         Ok(Store {
             conn,
             path: path.to_owned(),
             mode,
+            version,
             max_fetched: Cell::new(0),
             #[cfg(target_arch = "wasm32")]
             _claim: claim,
+            #[cfg(not(target_arch = "wasm32"))]
+            _lock: lock,
         })
     }
 
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file's format version (`user_version`): current for a writer,
+    /// possibly older for a reader, which never migrates.
+    pub fn format_version(&self) -> u32 {
+        self.version
+    }
+
+    /// Refuses an operation that needs format `needed` on an older file.
+    pub(crate) fn needs_format(&self, needed: u32) -> Result<(), StoreError> {
+        if self.version >= needed {
+            return Ok(());
+        }
+        Err(StoreError::Older {
+            path: self.path.clone(),
+            version: self.version,
+            current: crate::MIGRATIONS.len() as u32,
+        })
     }
 
     /// True for a store opened by [`Store::open_reader`].
@@ -434,6 +471,63 @@ impl Store {
         }
         Self::drop_meta(&tx, "exported").map_err(self.sql(op))?;
         tx.commit().map_err(self.sql(op))
+    }
+
+    /// Merges a side-car into the store, in one transaction, deleting
+    /// nothing: every record of the file is upserted (no run), every failure
+    /// of the file whose unit has no record afterwards is upserted; the
+    /// header is set only when the store has none; a trailer the store holds
+    /// gets its record and failure counts updated, so an export still
+    /// decodes as complete. The way to take a cut-short side-car (an
+    /// accident, or a rescue file written when the store could not commit)
+    /// without losing what the file does not mention. Returns the records
+    /// and failures written.
+    pub fn merge(&self, sidecar: &Sidecar) -> Result<(u64, u64), StoreError> {
+        self.writable("merge")?;
+        let op = "merging a side-car";
+        let records: Vec<BoundRow> =
+            sidecar.records.iter().map(|r| rows::record_row(&self.path, r, None)).collect::<Result<_, _>>()?;
+        let ids: HashSet<&str> = sidecar.records.iter().map(|r| r.id.as_str()).collect();
+        let tx = self.conn.unchecked_transaction().map_err(self.sql(op))?;
+        {
+            let mut put = tx.prepare(&rows::upsert_sql("insight", rows::INSIGHT_COLUMNS)).map_err(self.sql(op))?;
+            for row in &records {
+                put.execute(rusqlite::params_from_iter(row.params())).map_err(self.sql(op))?;
+            }
+        }
+        let mut failures = 0u64;
+        {
+            let mut has = tx.prepare("SELECT 1 FROM insight WHERE id = ?1").map_err(self.sql(op))?;
+            let mut put = tx.prepare(&rows::upsert_sql("failure", rows::FAILURE_COLUMNS)).map_err(self.sql(op))?;
+            for f in &sidecar.failures {
+                if ids.contains(f.id.as_str()) || has.exists([&f.id]).map_err(self.sql(op))? {
+                    continue;
+                }
+                let row = rows::failure_row(&self.path, f, None)?;
+                put.execute(rusqlite::params_from_iter(row.params())).map_err(self.sql(op))?;
+                failures += 1;
+            }
+        }
+        let header: Option<String> = tx
+            .query_row("SELECT value FROM meta WHERE key = 'header'", [], |r| r.get(0))
+            .optional()
+            .map_err(self.sql(op))?;
+        if header.is_none() {
+            Self::set_meta(&tx, "header", &encode_header(&sidecar.header)).map_err(self.sql(op))?;
+        }
+        let eof: Option<String> = tx
+            .query_row("SELECT value FROM meta WHERE key = 'eof'", [], |r| r.get(0))
+            .optional()
+            .map_err(self.sql(op))?;
+        if let Some(text) = eof {
+            let mut eof = decode_trailer(&text).map_err(|m| self.corrupt_meta("eof", m))?;
+            let count = |sql: &str| tx.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n as u64);
+            eof.counts.records = count("SELECT count(*) FROM insight").map_err(self.sql(op))?;
+            eof.counts.failed = count("SELECT count(*) FROM failure").map_err(self.sql(op))?;
+            Self::set_meta(&tx, "eof", &encode_trailer(&eof)).map_err(self.sql(op))?;
+        }
+        tx.commit().map_err(self.sql(op))?;
+        Ok((records.len() as u64, failures))
     }
 
     /// Reads, decodes (strictly) and imports a side-car file (native: a

@@ -44,10 +44,22 @@ fn a_new_store_is_stamped_reopened_and_leaves_one_file() {
 }
 
 #[test]
-fn an_empty_file_is_migrated_by_a_writer() {
+fn a_zero_byte_file_is_refused_by_writers_and_readers_untouched() {
     let dir = TempDir::new("empty");
     let path = dir.path("m.insights.db");
     std::fs::write(&path, b"").unwrap();
+    for err in [Store::open_writer(&path).err().unwrap(), Store::open_reader(&path).err().unwrap()] {
+        assert!(matches!(err, StoreError::ZeroBytes { .. }), "{err:?}");
+        assert!(err.to_string().contains("not an insights store") && err.to_string().contains("0 bytes"), "{err}");
+    }
+    assert_eq!(bytes(&path), b"");
+    assert_eq!(dir.files(), ["m.insights.db"], "nothing written beside it");
+}
+
+#[test]
+fn a_new_store_has_the_schema_of_every_rung() {
+    let dir = TempDir::new("schema");
+    let path = dir.path("m.insights.db");
     let s = Store::open_writer(&path).unwrap();
     let tables: Vec<String> = s
         .connection()
@@ -137,14 +149,16 @@ fn a_file_that_is_not_sqlite_is_refused_untouched() {
 }
 
 #[test]
-fn readers_refuse_empty_missing_and_older_stores() {
+fn readers_refuse_empty_missing_and_unversioned_stores() {
     let dir = TempDir::new("readers");
+    // A database without tables (not a zero-byte file, which is refused as such).
     let empty = dir.path("empty.db");
-    std::fs::write(&empty, b"").unwrap();
+    Connection::open(&empty).unwrap().execute_batch("PRAGMA user_version = 0; VACUUM;").unwrap();
+    let before = bytes(&empty);
     let err = Store::open_reader(&empty).err().unwrap();
     assert!(matches!(err, StoreError::Empty { .. }), "{err:?}");
     assert!(err.to_string().contains("not an insights store"), "{err}");
-    assert_eq!(bytes(&empty), b"");
+    assert_eq!(bytes(&empty), before);
 
     let missing = dir.path("missing.db");
     assert!(matches!(Store::open_reader(&missing), Err(StoreError::Open { .. })));

@@ -198,8 +198,9 @@ fn a_killed_run_shows_as_open_with_its_records_and_is_closed_as_interrupted() {
         let run = begin(&s, Some(4_000_000));
         s.put_unit(run, "u", &[rec("u1", Level::Operation), rec("u2", Level::Operation)]).unwrap();
         s.fail(run, &failure("v", Level::Operation, &["v"], 1)).unwrap();
-        // A kill: no finish, no close, the connection never shut down.
-        std::mem::forget(s);
+        // A kill: no finish, no close. (The process's end releases the writer
+        // lock; a real SIGKILL is the CLI's test `killed_mid_run_…`.)
+        drop(s);
     }
     let s = Store::open_writer(&path).unwrap();
     let open = s.open_runs().unwrap();
@@ -315,4 +316,21 @@ fn generated_columns_answer_sql() {
         .query_row("SELECT reason_kind, status FROM failure WHERE id = 'P'", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!((kind.as_str(), status), ("provider", 402));
+}
+
+#[test]
+fn one_writer_at_a_time_holds_the_store_until_it_is_closed() {
+    let dir = TempDir::new("lock");
+    let path = dir.path("s.db");
+    let w = Store::open_writer(&path).unwrap();
+    let err = Store::open_writer(&path).err().unwrap();
+    assert!(matches!(err, StoreError::Locked { pid: Some(p), .. } if p == std::process::id()), "{err:?}");
+    assert!(err.to_string().contains(&format!("(pid {}) is writing", std::process::id())), "{err}");
+    // A reader is never refused.
+    assert!(Store::open_reader(&path).is_ok());
+    w.close().unwrap();
+    assert_eq!(dir.files(), ["s.db"], "a clean close removes the lock file");
+    let again = Store::open_writer(&path).unwrap();
+    drop(again);
+    assert!(Store::open_writer(&path).is_ok(), "dropped, the lock is free");
 }
