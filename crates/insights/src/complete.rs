@@ -38,16 +38,24 @@ pub struct CompletionError {
     pub message: String,
     pub status: Option<u16>,
     pub retryable: Option<bool>,
+    /// Further calls would meet the same answer, so the run stops sending
+    /// them, like after a fatal status (e.g. a provider asking to wait
+    /// longer than a run waits).
+    pub stops_run: bool,
 }
 
 impl CompletionError {
     /// An error that is the provider's answer (a status, or a client error like a cut answer).
     pub fn provider(message: impl Into<String>, status: Option<u16>, retryable: bool) -> Self {
-        CompletionError { message: message.into(), status, retryable: Some(retryable) }
+        CompletionError { message: message.into(), status, retryable: Some(retryable), stops_run: false }
     }
     /// Anything else.
     pub fn other(message: impl Into<String>) -> Self {
-        CompletionError { message: message.into(), status: None, retryable: None }
+        CompletionError { message: message.into(), status: None, retryable: None, stops_run: false }
+    }
+    /// The same error, stopping the run.
+    pub fn stopping_the_run(self) -> Self {
+        CompletionError { stops_run: true, ..self }
     }
 }
 

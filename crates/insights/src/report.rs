@@ -246,10 +246,12 @@ pub fn estimate_text(
     let _ = writeln!(out, "  models: {} (operations), {} (types, modules); depth {depth}", models.leaf, models.rollup);
     out.push('\n');
     let _ = writeln!(out, "  {:<10}{:>7}{:>14}{:>14}", "level", "calls", "input tokens", "output tokens");
+    // The rows are the codegraph CLI's: each column one character wider than
+    // the header's, so the text is byte for byte what that CLI prints.
     let row = |out: &mut String, name: &str, t: &Totals| {
         let _ = writeln!(
             out,
-            "  {:<10}{:>7}{:>14}{:>14}",
+            "  {:<11}{:>8}{:>15}{:>15}",
             name,
             grouped(t.calls),
             grouped(t.prompt_tokens),

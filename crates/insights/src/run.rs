@@ -72,6 +72,13 @@ pub enum Outcome {
         calls: u32,
         message: String,
     },
+    /// Calls made and answered, but the book refused the records (or had
+    /// already refused a write): they are in [`RunResult::unsaved`].
+    Unsaved {
+        calls: u32,
+        usage: Usage,
+        records: usize,
+    },
 }
 
 /// One finished step, for progress displays.
@@ -103,6 +110,10 @@ impl StepEvent {
             Outcome::NotAttempted => "not attempted (run aborted)".into(),
             Outcome::Stopped => "not begun (run stopped)".into(),
             Outcome::Failed { message, .. } => format!("FAILED {message}"),
+            Outcome::Unsaved { calls, .. } => format!(
+                "{calls} call{}, answered but NOT SAVED (the store refused the write; kept for the rescue file)",
+                if *calls == 1 { "" } else { "s" }
+            ),
         };
         format!("[{}/{}] {} {}{cycle}: {outcome}", self.done, self.total, self.level.as_str(), self.unit_id)
     }
@@ -137,9 +148,16 @@ pub struct RunResult {
     /// Owed failures (this run's and carried ones), side-car order.
     pub failures: Vec<FailureRecord>,
     pub aborted: Option<Abort>,
-    /// Errors of the record book (a store that refused a write). A run
-    /// with any is incomplete: those units are owed again next time.
+    /// Errors of the record book (a store that refused a write). The first
+    /// one halts the run like a fatal provider status: calls in flight
+    /// settle, no further call starts; their answers are in `unsaved`.
     pub book_errors: Vec<String>,
+    /// Records that were paid for (or templated) but that the book refused
+    /// or that were answered after it failed: the shell keeps them
+    /// elsewhere (a rescue side-car), since the store cannot take them.
+    pub unsaved: Vec<InsightRecord>,
+    /// Failure rows the book refused, kept for the same rescue.
+    pub unsaved_failures: Vec<FailureRecord>,
     /// The user stopped the run before every step was begun.
     pub stopped: bool,
 }
@@ -151,8 +169,30 @@ struct State {
     abort: Option<Abort>,
     done: usize,
     book_errors: Vec<String>,
+    unsaved: Vec<InsightRecord>,
+    unsaved_failures: Vec<FailureRecord>,
     /// The user stopped the run (some steps were not begun).
     stopped: bool,
+}
+
+impl State {
+    /// No further call starts: a fatal status, or a book that refused a write.
+    fn halted(&self) -> bool {
+        self.abort.is_some() || !self.book_errors.is_empty()
+    }
+
+    /// Hands a finished unit to the book, unless it already failed: then
+    /// (and when this put fails) the records are kept in `unsaved`.
+    fn put(&mut self, book: &RefCell<&mut dyn RecordBook>, unit_id: &str, records: Vec<InsightRecord>) -> bool {
+        if self.book_errors.is_empty() {
+            match book.borrow_mut().put(unit_id, &records) {
+                Ok(()) => return true,
+                Err(e) => self.book_errors.push(e),
+            }
+        }
+        self.unsaved.extend(records);
+        false
+    }
 }
 
 /// One call's answer, validated: (id, block) pairs and the usage share.
@@ -205,6 +245,8 @@ fn validate(prompt: &Prompt, level: Level, json: &serde_json::Value) -> Result<V
 /// Why one prompt failed: the reason and the calls it made.
 struct PromptFailure {
     reason: FailureReason,
+    /// The completer said no further call should start.
+    stops_run: bool,
 }
 
 fn reason_of(e: CompletionError) -> FailureReason {
@@ -228,8 +270,13 @@ async fn ask(
     let mut req = request(prompt, model, level, max_tokens);
     let mut repaired = false;
     loop {
+        // A call the provider refused (an HTTP error, no answer) is not a
+        // call: only answers count (insights.md §13.4: a 402 has `calls: 0`).
+        let completion = completer
+            .complete(req.clone())
+            .await
+            .map_err(|e| PromptFailure { stops_run: e.stops_run, reason: reason_of(e) })?;
         *calls += 1;
-        let completion = completer.complete(req.clone()).await.map_err(|e| PromptFailure { reason: reason_of(e) })?;
         if let Some(u) = &completion.usage {
             usage.add(u);
         }
@@ -241,6 +288,7 @@ async fn ask(
             }
             Err(text) => {
                 return Err(PromptFailure {
+                    stops_run: false,
                     reason: FailureReason {
                         kind: FailureKind::InvalidAnswer,
                         message: format!("the answer was still invalid after one repair: {text}"),
@@ -295,6 +343,8 @@ pub async fn run(
         abort: None,
         done: 0,
         book_errors: Vec::new(),
+        unsaved: Vec::new(),
+        unsaved_failures: Vec::new(),
         stopped: false,
     });
     let total = plan.steps.len();
@@ -329,9 +379,7 @@ pub async fn run(
         let Some(step) = walk.unit_index(id).and_then(|i| plan.steps.iter().find(|s| s.unit == i)) else { continue };
         let unit = &walk.units[step.unit];
         let not_attempted = matches!(step.status, StepStatus::SkipScope | StepStatus::SkipBudget)
-            || (step.status == StepStatus::Llm
-                && (st.abort.is_some() || st.stopped)
-                && !explained(&**book.borrow(), unit));
+            || (step.status == StepStatus::Llm && (st.halted() || st.stopped) && !explained(&**book.borrow(), unit));
         if not_attempted && !explained(&**book.borrow(), unit) {
             st.failures.push(f.clone());
         }
@@ -344,6 +392,8 @@ pub async fn run(
         failures: st.failures,
         aborted: st.abort,
         book_errors: st.book_errors,
+        unsaved: st.unsaved,
+        unsaved_failures: st.unsaved_failures,
         stopped: st.stopped,
     }
 }
@@ -394,10 +444,8 @@ async fn run_step(
                 metadata: None,
             };
             let mut st = state.borrow_mut();
-            let r = book.borrow_mut().put(&unit.id, std::slice::from_ref(&record));
-            match r {
-                Ok(()) => st.counts.template += 1,
-                Err(e) => st.book_errors.push(e),
+            if st.put(book, &unit.id, vec![record]) {
+                st.counts.template += 1;
             }
             event(Outcome::Template)
         }
@@ -410,7 +458,7 @@ async fn run_step(
             event(Outcome::Skipped(step.status))
         }
         StepStatus::Llm => {
-            if state.borrow().abort.is_some() {
+            if state.borrow().halted() {
                 let mut st = state.borrow_mut();
                 st.counts.skipped += 1;
                 if let Some(a) = st.abort.as_mut() {
@@ -451,14 +499,14 @@ async fn run_step(
             let asked = prompts.len();
             for prompt in prompts {
                 let prompt = &prompt;
-                if state.borrow().abort.is_some() {
-                    break; // no further call starts after a fatal status
+                if state.borrow().halted() {
+                    break; // no further call starts after a fatal status or a refused write
                 }
                 match ask(completer, prompt, &step.model, unit.level, options.max_tokens, &mut calls, &mut usage).await
                 {
                     Ok(a) => answers.push(a),
                     Err(f) => {
-                        failure = Some(f.reason);
+                        failure = Some((f.reason, f.stops_run));
                         break;
                     }
                 }
@@ -474,7 +522,7 @@ async fn run_step(
                 }
                 return event(Outcome::NotAttempted);
             }
-            if let Some(reason) = failure {
+            if let Some((reason, stops_run)) = failure {
                 let attempts = options.previous_failures.get(&unit.id).map_or(1, |f| f.attempts + 1);
                 let record = FailureRecord {
                     id: unit.id.clone(),
@@ -488,11 +536,16 @@ async fn run_step(
                     usage: (!usage.is_zero()).then_some(usage),
                 };
                 st.counts.failed += 1;
-                if let Err(e) = book.borrow_mut().fail(&record) {
-                    st.book_errors.push(e);
+                if st.book_errors.is_empty() {
+                    if let Err(e) = book.borrow_mut().fail(&record) {
+                        st.book_errors.push(e);
+                        st.unsaved_failures.push(record.clone());
+                    }
+                } else {
+                    st.unsaved_failures.push(record.clone());
                 }
                 st.failures.push(record);
-                if st.abort.is_none() && reason.status.is_some_and(|s| FATAL_STATUSES.contains(&s)) {
+                if st.abort.is_none() && (stops_run || reason.status.is_some_and(|s| FATAL_STATUSES.contains(&s))) {
                     st.abort = Some(Abort { unit: unit.id.clone(), reason: reason.clone(), not_attempted: 0 });
                 }
                 return event(Outcome::Failed { calls, message: reason.message });
@@ -522,11 +575,10 @@ async fn run_step(
                 }
             }
             let n = records.len();
-            let put = book.borrow_mut().put(&unit.id, &records);
-            match put {
-                Ok(()) => st.counts.llm += n as u64,
-                Err(e) => st.book_errors.push(e),
+            if !st.put(book, &unit.id, records) {
+                return event(Outcome::Unsaved { calls, usage, records: n });
             }
+            st.counts.llm += n as u64;
             event(Outcome::Done { calls, usage, records: n })
         }
     }

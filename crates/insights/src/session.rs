@@ -76,3 +76,85 @@ pub fn abort_advice(status: Option<u16>) -> &'static str {
         _ => "the provider refused further calls: fix the account and run again; committed units are kept",
     }
 }
+
+/// Call-needing units of `plan` that have source anchors: with no source
+/// at all, these are the units a run would explain from the model's facts
+/// alone (and a later run with source would re-explain and pay for again).
+pub fn anchored_llm_units(corpus: &Corpus<'_>, plan: &crate::plan::RunPlan) -> u64 {
+    let anchored = |id: &str| match corpus.operation(id) {
+        Some((op, _)) => op.anchor.is_some(),
+        None => corpus.dossier(id).is_some_and(|d| d.anchor.is_some()),
+    };
+    plan.steps
+        .iter()
+        .filter(|s| s.status == crate::plan::StepStatus::Llm)
+        .filter(|s| corpus.walk.units[s.unit].members.iter().any(|m| anchored(m)))
+        .count() as u64
+}
+
+/// The reasons `--retry-failed` retries, grouped by identical reason (kind,
+/// status, message), most frequent first, then by text: at most five lines
+/// `  <count> × <kind>[ <status>]: <message>` (a message over 160
+/// characters cut to 157 and `...`), then `  … and K more reason(s)`.
+pub fn retry_reason_lines(failures: &[crate::record::FailureRecord]) -> Vec<String> {
+    let mut groups: Vec<(String, usize)> = Vec::new();
+    for f in failures {
+        let r = &f.reason;
+        let mut message: String = r.message.clone();
+        if message.chars().count() > 160 {
+            message = message.chars().take(157).collect::<String>() + "...";
+        }
+        let text = match r.status {
+            Some(s) => format!("{} {s}: {message}", r.kind.as_str()),
+            None => format!("{}: {message}", r.kind.as_str()),
+        };
+        match groups.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, n)) => *n += 1,
+            None => groups.push((text, 1)),
+        }
+    }
+    groups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut lines: Vec<String> = groups.iter().take(5).map(|(t, n)| format!("  {n} × {t}")).collect();
+    if groups.len() > 5 {
+        lines.push(format!("  … and {} more reason(s)", groups.len() - 5));
+    }
+    lines
+}
+
+/// A note when a retry's models or depth differ from those the records
+/// were made with (the header): those units' fingerprints change, so they
+/// are redone; running with the old settings would keep them.
+pub fn settings_note(recorded: &SidecarHeader, options: &PlanOptions) -> Option<String> {
+    let (m, o) = (&recorded.models, &options.models);
+    if m.leaf == o.leaf && m.rollup == o.rollup && recorded.depth == options.depth {
+        return None;
+    }
+    Some(format!(
+        "note: the failures were recorded with models {} / {} and depth {}; this retry uses {} / {} and depth {}, so \
+         units explained with the old settings are redone too (run with the old settings to keep them)",
+        m.leaf, m.rollup, recorded.depth, o.leaf, o.rollup, options.depth
+    ))
+}
+
+/// The rescue side-car of a run whose store refused a write: the run's
+/// header, every answer and failure the store did not take, and no
+/// trailer (it decodes as truncated, so importing it needs the user's word
+/// and merges). `None` when nothing was lost.
+pub fn rescue_sidecar(header: &SidecarHeader, result: &RunResult) -> Option<String> {
+    if result.unsaved.is_empty() && result.unsaved_failures.is_empty() {
+        return None;
+    }
+    let mut records: Vec<&crate::record::InsightRecord> = result.unsaved.iter().collect();
+    records.sort_by(|a, b| crate::sidecar::record_order(a, b));
+    let mut failures: Vec<&crate::record::FailureRecord> = result.unsaved_failures.iter().collect();
+    failures.sort_by(|a, b| crate::sidecar::failure_order(a, b));
+    let mut w = crate::sidecar::SidecarWriter::new(Vec::new(), header).ok()?;
+    for r in records {
+        w.record(r).ok()?;
+    }
+    for f in failures {
+        w.failure(f).ok()?;
+    }
+    let bytes = w.finish(None).ok()?;
+    String::from_utf8(bytes).ok()
+}

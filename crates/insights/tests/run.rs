@@ -274,9 +274,10 @@ fn a_fatal_status_aborts_and_429_does_not() {
     assert_eq!(abort.unit, H);
     assert_eq!(abort.reason.status, Some(402));
     assert_eq!(abort.not_attempted, 4);
-    assert_eq!((r.counts.failed, r.counts.skipped, r.counts.template, r.counts.calls), (1, 4, 1, 1));
+    // A refused call is not a call (insights.md §13.4: a 402 is pinned with `calls: 0`).
+    assert_eq!((r.counts.failed, r.counts.skipped, r.counts.template, r.counts.calls), (1, 4, 1, 0));
     assert_eq!(r.failures.len(), 1, "units never reached get no failure record");
-    assert_eq!((r.failures[0].reason.kind, r.failures[0].calls), (FailureKind::Provider, 1));
+    assert_eq!((r.failures[0].reason.kind, r.failures[0].calls), (FailureKind::Provider, 0));
     assert_eq!(book.records.len(), 1, "only the getter");
 
     let mut book = MemoryBook::default();
@@ -358,4 +359,69 @@ fn a_user_stop_keeps_what_finished_and_leaves_the_rest_owed_without_failures() {
     assert_eq!(again.count(), 3);
     assert!(!r2.stopped);
     assert_eq!(book.records.len(), 6);
+}
+
+/// A book whose puts fail from the `fail_from`-th on (a full disk).
+struct FailingBook {
+    inner: MemoryBook,
+    fail_from: usize,
+    puts: usize,
+}
+
+impl RecordSource for FailingBook {
+    fn fingerprint(&self, id: &str) -> Option<String> {
+        self.inner.fingerprint(id)
+    }
+    fn summary(&self, id: &str) -> Option<insights::records::RecordSummary> {
+        self.inner.summary(id)
+    }
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+}
+
+impl insights::run::RecordBook for FailingBook {
+    fn put(&mut self, unit_id: &str, records: &[insights::record::InsightRecord]) -> Result<(), String> {
+        self.puts += 1;
+        if self.puts >= self.fail_from {
+            return Err("database or disk is full".into());
+        }
+        insights::run::RecordBook::put(&mut self.inner, unit_id, records)
+    }
+    fn fail(&mut self, failure: &insights::record::FailureRecord) -> Result<(), String> {
+        insights::run::RecordBook::fail(&mut self.inner, failure)
+    }
+}
+
+#[test]
+fn a_refused_commit_halts_the_run_and_keeps_the_answers_for_a_rescue() {
+    let m = model_with(false);
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    let src = MemorySources::default();
+    let slicer = SourceSlicer::new(&src, 200);
+    // Walk order at concurrency 1: the getter (template), h, g, f, T, P. The third put fails.
+    let mut book = FailingBook { inner: MemoryBook::default(), fail_from: 3, puts: 0 };
+    let plan = plan_run(&corpus, &slicer, &book, &options());
+    let fake = Fake::new();
+    let key_of = |_: &str| None;
+    let outcomes = RefCell::new(Vec::new());
+    let on_step = |e: &insights::run::StepEvent| outcomes.borrow_mut().push(e.outcome.clone());
+    let opts = RunOptions {
+        concurrency: 1,
+        max_tokens: None,
+        previous_failures: Default::default(),
+        key_of: &key_of,
+        on_step: &on_step,
+        stop: None,
+    };
+    let r = block_on(run(&corpus, &plan, &options(), &slicer, &mut book, &fake, &opts));
+    assert_eq!(r.book_errors, vec!["database or disk is full".to_owned()]);
+    assert_eq!(fake.count(), 2, "no call starts after the store refused a write");
+    assert_eq!(r.counts.calls, 2, "both answers were paid for");
+    assert_eq!(r.unsaved.len(), 1, "the answer the store refused is kept for the rescue");
+    assert_eq!(book.inner.records.len(), 2, "the getter and the first answer were committed");
+    assert!(!book.inner.records.contains_key(&r.unsaved[0].id));
+    let o = outcomes.borrow();
+    assert!(matches!(o[2], Outcome::Unsaved { calls: 1, .. }), "{:?}", o[2]);
+    assert_eq!(o.iter().filter(|x| matches!(x, Outcome::NotAttempted)).count(), 3);
 }

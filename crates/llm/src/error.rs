@@ -46,6 +46,12 @@ impl LlmError {
         LlmError { message: message.into(), status: None, retryable: false, retry_after_ms: None }
     }
 
+    /// The provider's `Retry-After` is longer than a run waits
+    /// ([`crate::retry::MAX_RETRY_AFTER_MS`]): the run stops instead of sleeping.
+    pub fn asks_too_long_a_wait(&self) -> bool {
+        self.retry_after_ms.is_some_and(|ms| ms > crate::retry::MAX_RETRY_AFTER_MS)
+    }
+
     /// 401, 402 or 403: the run stops (`insights.md` §13.7).
     pub fn is_fatal(&self) -> bool {
         self.status.is_some_and(|s| FATAL_STATUSES.contains(&s))
@@ -54,7 +60,13 @@ impl LlmError {
 
 impl From<LlmError> for CompletionError {
     fn from(e: LlmError) -> CompletionError {
-        CompletionError::provider(e.message, e.status, e.retryable)
+        let stops = e.asks_too_long_a_wait();
+        let c = CompletionError::provider(e.message, e.status, e.retryable);
+        if stops {
+            c.stopping_the_run()
+        } else {
+            c
+        }
     }
 }
 

@@ -7,6 +7,11 @@ use std::future::Future;
 use crate::error::LlmError;
 use crate::sleep::Sleeper;
 
+/// The longest `Retry-After` a run waits for: 10 minutes. A provider that
+/// asks for longer (a daily quota spent, an hour's back-off) stops the run
+/// with its message instead of leaving it asleep.
+pub const MAX_RETRY_AFTER_MS: u64 = 10 * 60 * 1000;
+
 /// The retry options (defaults: 6 attempts, 1000 ms base, 30000 ms cap).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -61,6 +66,18 @@ where
     loop {
         match attempt(n).await {
             Ok(v) => return Ok(v),
+            Err(e) if e.asks_too_long_a_wait() => {
+                let minutes = e.retry_after_ms.unwrap_or(0).div_ceil(60_000);
+                return Err(LlmError {
+                    message: format!(
+                        "the provider asks to wait {minutes} minute(s) before the next call (Retry-After), longer than \
+                         the 10 minutes a run waits, so the run stops; run again later: {}",
+                        e.message
+                    ),
+                    retryable: false,
+                    ..e
+                });
+            }
             Err(e) if e.retryable && n < attempts => {
                 let pause = policy.pause_ms(n, &e);
                 on_wait(n, pause, &e);
@@ -77,6 +94,7 @@ mod tests {
     use super::*;
     use crate::sleep::RecordingSleeper;
     use futures::executor::block_on;
+    use insights::complete::CompletionError;
     use std::cell::Cell;
 
     #[test]
@@ -115,6 +133,21 @@ mod tests {
     fn a_429_then_success_waits_the_base() {
         let (r, calls, slept) = run(RetryPolicy::default(), vec![LlmError::http("busy", 429, None)]);
         assert_eq!((r.unwrap(), calls, slept), (2, 2, vec![1000]));
+    }
+
+    #[test]
+    fn a_retry_after_over_ten_minutes_stops_instead_of_sleeping() {
+        let long = LlmError::http("HTTP 429: daily quota", 429, Some(MAX_RETRY_AFTER_MS + 1));
+        let (result, calls, pauses) = run(RetryPolicy::default(), vec![long]);
+        let e = result.unwrap_err();
+        assert_eq!((calls, pauses.len()), (1, 0), "no sleep, no second attempt");
+        assert!(!e.retryable && e.message.contains("11 minute(s)") && e.message.contains("daily quota"), "{e:?}");
+        let c: CompletionError = e.into();
+        assert!(c.stops_run && c.status == Some(429), "{c:?}");
+        // Ten minutes exactly is still waited for.
+        let ok = LlmError::http("HTTP 429", 429, Some(MAX_RETRY_AFTER_MS));
+        let (_, calls, pauses) = run(RetryPolicy::default(), vec![ok]);
+        assert_eq!((calls, pauses), (2, vec![MAX_RETRY_AFTER_MS]));
     }
 
     #[test]
