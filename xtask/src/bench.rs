@@ -771,7 +771,10 @@ fn run_loop(model: &Path, concurrency: u32) -> crate::Result {
     let concurrency = concurrency.to_string();
     for (label, extra) in [
         ("demo completer (no HTTP)", vec!["--provider", "demo"]),
-        ("mock provider over loopback HTTP", vec!["--provider", "openai-compatible", "--base-url", url.as_str()]),
+        (
+            "mock provider over loopback HTTP",
+            vec!["--provider", "openai-compatible", "--base-url", url.as_str(), "--no-source"],
+        ),
     ] {
         let m = fresh()?;
         let r = measure(

@@ -24,12 +24,12 @@ pub fn read_model_file(path: &Path) -> Result<model::Model, model::ModelError> {
     let result = model::read_model_with_progress(BufReader::with_capacity(1 << 20, file), &name, |done| {
         if show {
             let pct = done as f64 * 100.0 / total.max(1) as f64;
-            eprint!("\rreading {name}: {pct:5.1}% of {} MB", total >> 20);
+            crate::say_inline!("\rreading {name}: {pct:5.1}% of {} MB", total >> 20);
             let _ = std::io::stderr().flush();
         }
     });
     if show {
-        eprint!("\r{}\r", " ".repeat(name.len() + 40));
+        crate::say_inline!("\r{}\r", " ".repeat(name.len() + 40));
     }
     result
 }

@@ -48,17 +48,36 @@ pub enum Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Model(cmd) => commands::model::run(cmd),
-        Command::Explain(args) => commands::explain::run(*args),
-        Command::Insights(args) => commands::insights::run(*args),
-        Command::Explore(args) => commands::explore::run(*args),
-    };
+    // A panic is a bug in this tool: say so plainly (never a stack dump for a
+    // user), exit 1. A run that was writing is closed as interrupted while
+    // the panic unwinds (see `commands::run::OpenRunGuard`); its commits stay.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_owned());
+        let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        say!(
+            "codegraph-insights: internal error (a bug in this tool, not in your model): {what}{place}\n\
+             Please report it with the command you ran. Records already committed to the store are kept."
+        );
+    }));
+    let result = std::panic::catch_unwind(|| {
+        let cli = Cli::parse();
+        match cli.command {
+            Command::Model(cmd) => commands::model::run(cmd),
+            Command::Explain(args) => commands::explain::run(*args),
+            Command::Insights(args) => commands::insights::run(*args),
+            Command::Explore(args) => commands::explore::run(*args),
+        }
+    });
+    let Ok(result) = result else { return ExitCode::from(1) };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(msg)) => {
-            eprintln!("codegraph-insights: {msg}");
+            say!("codegraph-insights: {msg}");
             ExitCode::from(2)
         }
         Err(Failure::Exit(code)) => ExitCode::from(code),

@@ -31,6 +31,8 @@ fn explain(dir: &std::path::Path, server: &MockProvider, extra: &[&str]) -> std:
     bin()
         .current_dir(dir)
         .args(["explain", "model.jsonl", "--provider", "openai-compatible", "--base-url", &server.url(), "--yes"])
+        // The fixture's sources are not available: explained from facts, as the user allows.
+        .arg("--no-source")
         .args(extra)
         .output()
         .unwrap()
@@ -161,6 +163,8 @@ fn killed_mid_run_the_next_run_reuses_every_committed_unit() {
     let mut child = bin()
         .current_dir(&dir)
         .args(["explain", "model.jsonl", "--provider", "openai-compatible", "--base-url", &server.url(), "--yes"])
+        // The fixture's sources are not available: explained from facts, as the user allows.
+        .arg("--no-source")
         .args(["--concurrency", "2"])
         .stderr(Stdio::piped())
         .spawn()

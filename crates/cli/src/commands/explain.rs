@@ -10,6 +10,14 @@ fn positive(s: &str) -> Result<u32, String> {
     }
 }
 
+/// A model slug: not empty.
+fn slug(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a model slug is needed, e.g. openai/gpt-5.6-luna".into());
+    }
+    Ok(s.to_owned())
+}
+
 /// A price in USD per million tokens: a finite number ≥ 0.
 fn price(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -63,11 +71,19 @@ pub struct ExplainArgs {
     /// Replace the store's records with a side-car's, then stop (asks first unless --yes).
     #[arg(long, value_name = "FILE")]
     pub import: Option<PathBuf>,
+    /// With --import: take a cut-short side-car (no eof line, or fewer records than its eof
+    /// counts) by merging its records into the store; nothing is removed.
+    #[arg(long, requires = "import")]
+    pub accept_truncated: bool,
+    /// Run even though no source is available: units are explained from the model's facts only
+    /// (needed with --yes when there is no source; a later run with --src re-explains them).
+    #[arg(long)]
+    pub no_source: bool,
     /// Model for operations (the leaves).
-    #[arg(long = "model", value_name = "SLUG", default_value = insights::plan::DEFAULT_MODEL)]
+    #[arg(long = "model", value_name = "SLUG", value_parser = slug, default_value = insights::plan::DEFAULT_MODEL)]
     pub leaf_model: String,
     /// Model for types and modules (default: --model).
-    #[arg(long, value_name = "SLUG")]
+    #[arg(long, value_name = "SLUG", value_parser = slug)]
     pub rollup_model: Option<String>,
     /// How deep dependency explanations are quoted in a prompt.
     #[arg(long, value_parser = positive, default_value_t = 1)]
@@ -146,14 +162,14 @@ impl Timings {
     fn end(&mut self, phase: &str) {
         let now = Instant::now();
         if self.on {
-            eprintln!("timing {phase} {:.1} ms", (now - self.last).as_secs_f64() * 1e3);
+            crate::say!("timing {phase} {:.1} ms", (now - self.last).as_secs_f64() * 1e3);
         }
         self.last = now;
     }
 
     fn total(&self) {
         if self.on {
-            eprintln!("timing total {:.1} ms", self.started.elapsed().as_secs_f64() * 1e3);
+            crate::say!("timing total {:.1} ms", self.started.elapsed().as_secs_f64() * 1e3);
         }
     }
 }
@@ -184,7 +200,7 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         return crate::commands::run::export(&paths);
     }
     if let Some(file) = &args.import {
-        return crate::commands::run::import(&paths, file, args.yes);
+        return crate::commands::run::import(&paths, file, args.yes, args.accept_truncated);
     }
     let mut timings = Timings::new(args.timings);
     let m = crate::input::read_model_file(&args.model).map_err(|e| Failure::Usage(e.to_string()))?;
@@ -205,12 +221,12 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
             )));
         }
         if failures.is_empty() {
-            eprintln!("nothing to retry: {} records no failure", paths.sidecar.display());
+            crate::say!("nothing to retry: {} records no failure", paths.sidecar.display());
             return Ok(());
         }
-        eprintln!("retrying {} failed unit(s) and their direct dependents", failures.len());
-        for f in failures.iter().take(5) {
-            eprintln!("  {}: {}", f.id, f.reason.message);
+        crate::say!("retrying {} failed unit(s) and their direct dependents", failures.len());
+        for line in insights::session::retry_reason_lines(&failures) {
+            crate::say!("{line}");
         }
         Some(corpus.retry_scope(failures.iter().flat_map(|f| f.members.iter().map(String::as_str))))
     } else if args.scope.is_empty() {
@@ -225,9 +241,9 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
     let src = crate::sources::open_sources(args.src.as_deref(), &m, corpus.probe_file())?;
     match (&src.note, &src.reader) {
         (Some(note), None) => {
-            eprintln!("{note}: planning from facts only; give --src DIR|ZIP|TAR.GZ to include source")
+            crate::say!("{note}: planning from facts only; give --src DIR|ZIP|TAR.GZ to include source")
         }
-        (Some(note), Some(_)) => eprintln!("{note}"),
+        (Some(note), Some(_)) => crate::say!("{note}"),
         (None, _) => {}
     }
     let models =
@@ -241,6 +257,11 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         max_calls: args.max_calls.map(u64::from),
         scope,
     };
+    if args.retry_failed {
+        if let Some(note) = existing.header()?.and_then(|h| insights::session::settings_note(&h, &options)) {
+            crate::say!("{note}");
+        }
+    }
     let slicer = SourceSlicer::new(src.reader_or_empty(), args.max_lines);
     timings.end("sources");
     let mut spent = [Duration::ZERO; PlanPhase::ALL.len()];
@@ -255,16 +276,24 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
     timings.last = Instant::now();
     if args.timings {
         for phase in PlanPhase::ALL {
-            eprintln!("timing plan.{} {:.1} ms", phase.as_str(), spent[phase as usize].as_secs_f64() * 1e3);
+            crate::say!("timing plan.{} {:.1} ms", phase.as_str(), spent[phase as usize].as_secs_f64() * 1e3);
         }
     }
     let misses = slicer.miss_reasons();
     if !misses.is_empty() && src.reader.is_some() {
-        eprintln!(
+        crate::say!(
             "{} source file(s) could not be read, so their units are planned without source; first: {} ({:?})",
             misses.len(),
             misses[0].0,
             misses[0].1
+        );
+    }
+    let lossy = slicer.lossy_files();
+    if let Some((file, l)) = lossy.first() {
+        crate::say!(
+            "{} source file(s) are not UTF-8 and were read with replacement characters; first: {}",
+            lossy.len(),
+            l.describe(file)
         );
     }
     let model_paths = vec![args.model.display().to_string()];
@@ -275,7 +304,7 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
             (false, true) => report::plan_json(&corpus.walk, &plan, &models, args.depth) + "\n",
             (false, false) => report::plan_text(&corpus.walk, &plan, &models, args.depth),
         };
-        print!("{out}");
+        crate::output::emit(&out);
         timings.end("report");
         let outcome = not_clean(&m, &args);
         // The process ends with this answer: the operating system takes the
@@ -298,6 +327,7 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         plan,
         estimate,
         prices,
+        no_source: src.reader.is_none(),
     })?;
     not_clean(&m, &args)?;
     outcome
@@ -308,7 +338,7 @@ fn not_clean(m: &model::Model, args: &ExplainArgs) -> Result<(), Failure> {
     if m.findings().is_empty() {
         return Ok(());
     }
-    eprintln!(
+    crate::say!(
         "warning: the model has {} finding(s); the walk was built anyway (see `codegraph-insights model check {}`)",
         m.findings().total(),
         args.model.display()

@@ -89,7 +89,7 @@ pub fn run(args: ExploreArgs) -> Result<(), Failure> {
     let setting = mode_setting()?;
     let m = crate::input::read_model_file(&args.model).map_err(|e| Failure::Usage(e.to_string()))?;
     if !m.findings().is_empty() {
-        eprintln!(
+        crate::say!(
             "warning: the model has {} finding(s); see `codegraph-insights model check {}`",
             m.findings().total(),
             args.model.display()
@@ -118,8 +118,8 @@ pub fn run(args: ExploreArgs) -> Result<(), Failure> {
         .or_else(|| m.entities().find_map(|e| e.anchor()).map(|a| m.file(a.file).to_owned()));
     let src = crate::sources::open_sources(args.src.as_deref(), &m, probe)?;
     match (&src.note, &src.reader) {
-        (Some(note), None) => eprintln!("{note}: no source, so no bodies; give --src DIR|ZIP|TAR.GZ to include them"),
-        (Some(note), Some(_)) => eprintln!("{note}"),
+        (Some(note), None) => crate::say!("{note}: no source, so no bodies; give --src DIR|ZIP|TAR.GZ to include them"),
+        (Some(note), Some(_)) => crate::say!("{note}"),
         (None, _) => {}
     }
     let own_graph;
@@ -138,7 +138,7 @@ pub fn run(args: ExploreArgs) -> Result<(), Failure> {
             Some(explore::plan_fingerprints(c, reader.as_ref(), existing.records(), header.as_ref()))
         }
         (Some(_), None) => {
-            eprintln!("explanations are not checked against the code: no source is loaded");
+            crate::say!("explanations are not checked against the code: no source is loaded");
             None
         }
         _ => None,

@@ -434,7 +434,7 @@ struct ListJson<'a> {
 fn list(store: &Store, q: &Query, json: bool) -> Result<(), store::StoreError> {
     let rows = store.query(q)?;
     if rows.is_empty() {
-        eprintln!("codegraph-insights: no record matches these filters");
+        crate::say!("codegraph-insights: no record matches these filters");
     } else if let Some(ids) = &q.ids {
         let missing = ids.len() - rows.len().min(ids.len());
         let filtered = q.level.is_some()
@@ -443,7 +443,7 @@ fn list(store: &Store, q: &Query, json: bool) -> Result<(), store::StoreError> {
             || q.max_confidence.is_some()
             || q.limit.is_some();
         if missing > 0 && !filtered {
-            eprintln!("codegraph-insights: {missing} of the ids asked for have no record (--id ID alone says why)");
+            crate::say!("codegraph-insights: {missing} of the ids asked for have no record (--id ID alone says why)");
         }
     }
     if json {
@@ -481,7 +481,7 @@ fn reason(f: &FailureRecord) -> String {
 fn failures(store: &Store, loc: &Location, json: bool) -> Result<(), store::StoreError> {
     let failures = store.failures()?;
     if failures.is_empty() {
-        eprintln!("codegraph-insights: no failure is owed — every unit asked for has its records");
+        crate::say!("codegraph-insights: no failure is owed — every unit asked for has its records");
     }
     if json {
         let failures = failures.iter().map(|f| raw(encode_failure(f))).collect();
@@ -500,7 +500,7 @@ fn failures(store: &Store, loc: &Location, json: bool) -> Result<(), store::Stor
     }
     emit(&out)?;
     if !failures.is_empty() {
-        eprintln!("codegraph-insights: to ask again: {}", loc.explain_command("--retry-failed"));
+        crate::say!("codegraph-insights: to ask again: {}", loc.explain_command("--retry-failed"));
     }
     Ok(())
 }
@@ -516,7 +516,7 @@ struct RunsJson<'a> {
 fn runs(store: &Store, json: bool) -> Result<(), store::StoreError> {
     let runs = store.runs()?;
     if runs.is_empty() {
-        eprintln!("codegraph-insights: the run ledger is empty — this content came from an imported side-car");
+        crate::say!("codegraph-insights: the run ledger is empty — this content came from an imported side-car");
     }
     if json {
         return emit(&json_line(&RunsJson { kind: RUNS_KIND, runs: &runs }));
@@ -577,7 +577,7 @@ fn one(store: &Store, loc: &Location, id: &str, json: bool) -> Result<(), Failur
             } else {
                 format!(" (it is owed with the cycle unit {})", one_line(&failure.id))
             };
-            eprintln!(
+            crate::say!(
                 "codegraph-insights: {} is not explained{unit}: {}: {}\n  {} with {}\n  to ask again: {}",
                 one_line(id),
                 reason(failure),

@@ -34,15 +34,17 @@ fn check(path: &std::path::Path, json: bool) -> Result<(), Failure> {
         Ok(m) => {
             let census = Census::of(&m);
             if json {
-                println!("{}", serde_json::to_string(&CheckJson::valid(&name, &m, &census)).expect("serializable"));
+                crate::output::emit(
+                    &(serde_json::to_string(&CheckJson::valid(&name, &m, &census)).expect("serializable") + "\n"),
+                );
             } else {
-                print!("{}", text_report(&name, &m, &census));
+                crate::output::emit(&text_report(&name, &m, &census));
             }
             Ok(())
         }
         Err(e) if json => {
-            println!("{}", serde_json::to_string(&CheckJson::invalid(&name, &e)).expect("serializable"));
-            eprintln!("codegraph-insights: {e}");
+            crate::output::emit(&(serde_json::to_string(&CheckJson::invalid(&name, &e)).expect("serializable") + "\n"));
+            crate::say!("codegraph-insights: {e}");
             Err(Failure::Exit(2))
         }
         Err(e) => Err(Failure::Usage(e.to_string())),

@@ -55,6 +55,7 @@ impl Existing {
             let store = Store::open_reader(&paths.store);
             match store {
                 Ok(store) if !store.is_empty().map_err(store_error)? => {
+                    warn_outside_edit(&store, &paths.sidecar);
                     let failures = store.failures().map_err(store_error)?;
                     let fingerprints = store.fingerprints().map_err(store_error)?;
                     return Ok(Existing::Store { store: ReadStore { store, fingerprints }, failures });
@@ -67,11 +68,11 @@ impl Existing {
         if paths.sidecar.is_file() {
             let text = std::fs::read_to_string(&paths.sidecar)
                 .map_err(|e| Failure::Usage(format!("{}: cannot be read: {e}", paths.sidecar.display())))?;
-            let sc = sidecar::decode(&paths.sidecar.display().to_string(), &text)
+            let (sc, truncation) = sidecar::decode_with_truncation(&paths.sidecar.display().to_string(), &text)
                 .map_err(|e| Failure::Usage(e.to_string()))?;
-            if sc.truncated {
-                eprintln!(
-                    "{} is truncated: its {} intact records will be reused and the remaining units redone",
+            if let Some(why) = truncation {
+                crate::say!(
+                    "{} is truncated ({why}): its {} intact records will be reused and the remaining units redone",
                     paths.sidecar.display(),
                     sc.records.len()
                 );
@@ -155,24 +156,78 @@ impl RecordSource for ReadStore {
     }
 }
 
-/// Writes the side-car from the store, atomically (temp file + rename).
-fn write_sidecar(store: &Store, path: &Path) -> Result<(), Failure> {
-    let tmp = path.with_extension("jsonl.tmp");
-    let file = std::fs::File::create(&tmp).map_err(|e| Failure::Usage(format!("{}: {e}", tmp.display())))?;
-    let w = store.export_to(std::io::BufWriter::with_capacity(1 << 20, file)).map_err(store_error)?;
-    let file = w.into_inner().map_err(|e| Failure::Usage(format!("{}: {e}", tmp.display())))?;
-    file.sync_all().map_err(|e| Failure::Usage(format!("{}: {e}", tmp.display())))?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    let meta = std::fs::metadata(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+/// The size and modification time (ms since the epoch) of a file, as an export stamp records them.
+fn file_stamp(path: &Path) -> Option<(u64, f64)> {
+    let meta = std::fs::metadata(path).ok()?;
     let mtime_ms = meta
         .modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
-    store
-        .mark_exported(&ExportStamp { path: path.display().to_string(), size: meta.len(), mtime_ms })
-        .map_err(store_error)
+    Some((meta.len(), mtime_ms))
+}
+
+/// Warns when the side-car is not what the store last exported (edited,
+/// replaced or cut by something else): the store stays authoritative and
+/// the next export overwrites the file; importing it is how to take the edit.
+fn warn_outside_edit(store: &Store, sidecar: &Path) {
+    let Ok(Some(stamp)) = store.exported() else { return };
+    if stamp.path != sidecar.display().to_string() {
+        return;
+    }
+    let Some((size, mtime_ms)) = file_stamp(sidecar) else { return };
+    // The stamp went through JSON, whose float parsing may move the last
+    // bit: a hundredth of a millisecond apart is the same time.
+    if size == stamp.size && (mtime_ms - stamp.mtime_ms).abs() < 0.01 {
+        return;
+    }
+    crate::say!(
+        "warning: {} was changed by something else after it was last exported (size {} → {} bytes); the store {} \
+         stays authoritative and this run overwrites the file when it exports.\n\
+         hint: to take the file's content instead, import it: codegraph-insights explain MODEL --import {}",
+        sidecar.display(),
+        stamp.size,
+        size,
+        store.path().display(),
+        crate::output::shell_word(sidecar)
+    );
+}
+
+/// A temporary file beside `path` that no other process picks: the pid and
+/// the time in nanoseconds.
+fn temp_beside(path: &Path) -> PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let mut s = path.as_os_str().to_owned();
+    s.push(format!(".{}-{nanos}.tmp", std::process::id()));
+    PathBuf::from(s)
+}
+
+/// Writes `path` atomically through a temporary file of its own (fsync,
+/// rename); on any failure the temporary file is removed and the old file
+/// is left as it was.
+fn write_atomically(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<(), String>) -> Result<(), Failure> {
+    let tmp = temp_beside(path);
+    let result = (|| {
+        let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: cannot be created: {e}", tmp.display()))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        fill(&mut w)?;
+        let file = w.into_inner().map_err(|e| format!("{}: {}", tmp.display(), e.error()))?;
+        file.sync_all().map_err(|e| format!("{}: {e}", tmp.display()))?;
+        drop(file);
+        std::fs::rename(&tmp, path).map_err(|e| format!("{}: cannot replace it: {e}", path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(Failure::Usage)
+}
+
+/// Writes the side-car from the store, atomically, and records the export stamp.
+fn write_sidecar(store: &Store, path: &Path) -> Result<(), Failure> {
+    write_atomically(path, |w| store.export_to(w).map(|_| ()).map_err(|e| e.to_string()))?;
+    let (size, mtime_ms) = file_stamp(path)
+        .ok_or_else(|| Failure::Usage(format!("{}: written but cannot be read back", path.display())))?;
+    store.mark_exported(&ExportStamp { path: path.display().to_string(), size, mtime_ms }).map_err(store_error)
 }
 
 /// `--export`: the side-car from the store as it stands.
@@ -182,12 +237,12 @@ pub fn export(paths: &Paths) -> Result<(), Failure> {
     }
     let store = Store::open_writer(&paths.store).map_err(store_error)?;
     write_sidecar(&store, &paths.sidecar)?;
-    eprintln!("exported {} records to {}", store.count().map_err(store_error)?, paths.sidecar.display());
+    crate::say!("exported {} records to {}", store.count().map_err(store_error)?, paths.sidecar.display());
     Ok(())
 }
 
 fn confirm(question: &str) -> bool {
-    eprint!("{question} [y/N] ");
+    crate::say_inline!("{question} [y/N] ");
     let _ = std::io::stderr().flush();
     let mut line = String::new();
     let _ = std::io::stdin().lock().read_line(&mut line);
@@ -198,12 +253,40 @@ fn can_ask() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
-/// `--import FILE`: replaces the store's records with the side-car's.
-pub fn import(paths: &Paths, file: &Path, yes: bool) -> Result<(), Failure> {
+/// `--import FILE`: replaces the store's records with the side-car's (after
+/// confirmation when the store holds any). A cut-short side-car is refused
+/// unless `accept_truncated`, and then merged: nothing the file does not
+/// mention is deleted. Takes the store's writer lock: refused while a run writes.
+pub fn import(paths: &Paths, file: &Path, yes: bool, accept_truncated: bool) -> Result<(), Failure> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| Failure::Usage(format!("{}: cannot be read: {e}", file.display())))?;
-    let sc = sidecar::decode(&file.display().to_string(), &text).map_err(|e| Failure::Usage(e.to_string()))?;
+    let (sc, truncation) = sidecar::decode_with_truncation(&file.display().to_string(), &text)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    drop(text);
+    let why = truncation.map(|t| t.to_string()).unwrap_or_default();
+    if sc.truncated && !accept_truncated {
+        return Err(Failure::Usage(format!(
+            "{} is cut short ({}): importing it would replace the store's records with only the {} it holds; nothing was imported\n\
+             hint: --accept-truncated merges its {} records into {} without removing any",
+            file.display(),
+            why,
+            sc.records.len(),
+            sc.records.len(),
+            paths.store.display()
+        )));
+    }
     let store = Store::open_writer(&paths.store).map_err(store_error)?;
+    if sc.truncated {
+        let (records, failures) = store.merge(&sc).map_err(store_error)?;
+        crate::say!(
+            "merged {records} records and {failures} failures of {} (cut short: {}) into {}; nothing was removed; it now holds {}",
+            file.display(),
+            why,
+            paths.store.display(),
+            store.count().map_err(store_error)?
+        );
+        return Ok(());
+    }
     let held = store.count().map_err(store_error)?;
     if held > 0 && !yes {
         let q = format!(
@@ -214,12 +297,13 @@ pub fn import(paths: &Paths, file: &Path, yes: bool) -> Result<(), Failure> {
         );
         if !can_ask() {
             return Err(Failure::Usage(format!(
-                "importing would replace {held} records in {} and there is no terminal to confirm on\nhint: pass --yes",
+                "importing would replace {held} records in {} and there is no terminal to confirm on\n\
+                 hint: pass --yes (a backup first: codegraph-insights explain MODEL --export --out BACKUP)",
                 paths.store.display()
             )));
         }
         if !confirm(&q) {
-            eprintln!("nothing was imported");
+            crate::say!("nothing was imported; the store is unchanged");
             return Ok(());
         }
     }
@@ -227,7 +311,7 @@ pub fn import(paths: &Paths, file: &Path, yes: bool) -> Result<(), Failure> {
     if file == paths.sidecar {
         write_sidecar(&store, &paths.sidecar)?;
     }
-    eprintln!(
+    crate::say!(
         "imported {} records and {} failures into {}",
         sc.records.len(),
         sc.failures.len(),
@@ -277,7 +361,7 @@ fn completer(args: &ExplainArgs, calls: u64) -> Result<(Box<dyn Completer>, Stri
     })?;
     let name = config.name().to_string();
     let mut client = llm::client(config).on_retry(|n| {
-        eprintln!(
+        crate::say!(
             "  retrying in {:.1} s (attempt {} failed: {})",
             n.wait_ms as f64 / 1000.0,
             n.attempt,
@@ -303,11 +387,50 @@ pub struct Execute<'a> {
     pub plan: RunPlan,
     pub estimate: String,
     pub prices: Option<Prices>,
+    /// No source reader at all: prompts are built from facts alone.
+    pub no_source: bool,
+}
+
+/// Closes the run as `interrupted` unless it was finished: a panic that
+/// unwinds through the run, or an error between begin and finish, leaves
+/// the ledger honest (its committed records are kept and reused).
+struct OpenRunGuard<'s> {
+    store: &'s Store,
+    run: store::RunHandle,
+    armed: bool,
+}
+
+impl Drop for OpenRunGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.store.close_run(self.run.id, "interrupted");
+        }
+    }
 }
 
 pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
     let args = x.args;
     let calls = x.plan.estimates.total.calls;
+    // No source: say how many units would be explained from facts alone, and
+    // never spend on them unattended without the user's word.
+    // (The offline demo costs nothing: it is not asked.)
+    let paid = args.provider != ProviderChoice::Demo;
+    let facts_only =
+        if x.no_source && paid && calls > 0 { insights::session::anchored_llm_units(x.corpus, &x.plan) } else { 0 };
+    let no_source_line = (facts_only > 0).then(|| {
+        format!(
+            "no source: {facts_only} unit(s) will be explained from the model's facts only; a later run with --src \
+             re-explains (and pays for) them again"
+        )
+    });
+    if let Some(line) = &no_source_line {
+        if args.yes && !args.no_source {
+            return Err(Failure::Usage(format!(
+                "{line}\nhint: give --src DIR|ZIP|TAR.GZ with the model's sources, or --no-source to explain from facts \
+                 only anyway"
+            )));
+        }
+    }
     let (completer, provider, reason) = if calls > 0 {
         let (c, name, reason) = completer(args, calls)?;
         (Some(c), name, reason)
@@ -315,7 +438,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
         (None, String::new(), String::new())
     };
     if let Some(c) = &completer {
-        eprintln!("provider: {} ({reason})", c.name());
+        crate::say!("provider: {} ({reason})", c.name());
     }
     if calls > 0 && !args.yes {
         let e = &x.plan.estimates.total;
@@ -325,7 +448,10 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
                 e.prompt_tokens, e.completion_tokens
             )));
         }
-        eprintln!("{}", x.estimate);
+        crate::say!("{}", x.estimate);
+        if let Some(line) = &no_source_line {
+            crate::say!("{line}");
+        }
         let cost = x
             .prices
             .and_then(|p| insights::estimate::cost(e.prompt_tokens, e.completion_tokens, p.input, p.output))
@@ -335,16 +461,17 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
             "Run {calls} model call(s) (~{} input, ~{} output tokens{cost})?",
             e.prompt_tokens, e.completion_tokens
         )) {
-            eprintln!("no call was made and nothing was written");
+            crate::say!("no call was made and nothing was written");
             return Ok(Ok(()));
         }
     }
 
-    // Write: open or create the store, adopt a side-car met for the first time, close dead runs.
+    // Write: take the store's writer lock (refused, before any call, while
+    // another process writes), adopt a side-car met for the first time, close dead runs.
     let store = Store::open_writer(&x.paths.store).map_err(store_error)?;
     if store.is_empty().map_err(store_error)? && x.paths.sidecar.is_file() {
         let sc = store.import_file(&x.paths.sidecar).map_err(store_error)?;
-        eprintln!(
+        crate::say!(
             "imported {} records from {} into {}; the store now holds the paid-for copy and the side-car is its export",
             sc.records.len(),
             x.paths.sidecar.display(),
@@ -353,7 +480,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
     }
     let pid = std::process::id();
     for dead in store.check_writers(pid).map_err(store_error)? {
-        eprintln!(
+        crate::say!(
             "run {} (started {}, process {}) ended without finishing; its {} committed records are kept",
             dead.id,
             dead.started_at,
@@ -373,11 +500,25 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
             .as_deref(),
         &args.model.display().to_string(),
     );
-    let run = store.begin_run(&BeginRun { header, started_at: now_iso(), pid: Some(pid) }).map_err(store_error)?;
+    let run = store
+        .begin_run(&BeginRun { header: header.clone(), started_at: now_iso(), pid: Some(pid) })
+        .map_err(store_error)?;
+    let mut guard = OpenRunGuard { store: &store, run, armed: true };
     book.begin(run);
 
     let key_of = |id: &str| insights::session::natural_key(x.corpus, id);
-    let on_step = |e: &StepEvent| eprintln!("{}", e.line());
+    // Debug builds only: `CODEGRAPH_INSIGHTS_TEST_PANIC_AFTER=N` panics after
+    // N finished steps, so a test can prove what a bug mid-run leaves behind.
+    #[cfg(debug_assertions)]
+    let panic_after: Option<usize> =
+        std::env::var("CODEGRAPH_INSIGHTS_TEST_PANIC_AFTER").ok().and_then(|v| v.parse().ok());
+    let on_step = |e: &StepEvent| {
+        crate::say!("{}", e.line());
+        #[cfg(debug_assertions)]
+        if panic_after.is_some_and(|n| e.done >= n) {
+            panic!("test panic after {} steps", e.done);
+        }
+    };
     let run_options = RunOptions {
         concurrency: args.concurrency as usize,
         max_tokens: args.max_tokens,
@@ -398,7 +539,79 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
         &run_options,
     ));
     drop(book);
-    finish(&store, run, &result, x.paths, args)
+    if !result.book_errors.is_empty() {
+        let why = format!("store refused a write: {}", result.book_errors[0]);
+        if store.close_run(run.id, &why).unwrap_or(false) {
+            guard.armed = false;
+        }
+        return Ok(store_refused(&header, &result, x.paths));
+    }
+    let outcome = finish(&store, run, &result, x.paths, args)?;
+    guard.armed = false;
+    Ok(outcome)
+}
+
+/// Where a rescue side-car goes: beside the store, else the temporary directory.
+fn rescue_paths(store: &Path) -> Vec<PathBuf> {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let name = format!(
+        "{}.rescue-{}-{nanos}.insights.jsonl",
+        store.file_name().map_or("store".into(), |n| n.to_string_lossy().into_owned()),
+        std::process::id()
+    );
+    vec![store.with_file_name(&name), std::env::temp_dir().join(&name)]
+}
+
+/// The store refused a write mid-run (a full disk, an I/O error): the run
+/// stopped sending calls, the calls in flight settled, and what the store
+/// could not take is written to a rescue side-car. The run is closed (as
+/// `interrupted` if even that fails); exit 2.
+fn store_refused(header: &insights::record::SidecarHeader, result: &RunResult, paths: &Paths) -> Result<(), Failure> {
+    let first = &result.book_errors[0];
+    crate::say!("the insights store refused a write, so the run stopped: {first}");
+    for e in &result.book_errors[1..] {
+        crate::say!("store: {e}");
+    }
+    let c = &result.counts;
+    crate::say!(
+        "{} call(s) were made, {} prompt + {} completion tokens; units not begun stay owed and no call was sent for them",
+        c.calls, result.usage.prompt_tokens, result.usage.completion_tokens
+    );
+    let mut rescued = None;
+    if let Some(text) = insights::session::rescue_sidecar(header, result) {
+        let mut tried = Vec::new();
+        for path in rescue_paths(&paths.store) {
+            match write_atomically(&path, |w| w.write_all(text.as_bytes()).map_err(|e| e.to_string())) {
+                Ok(()) => {
+                    rescued = Some(path);
+                    break;
+                }
+                Err(Failure::Usage(e)) => tried.push(e),
+                Err(_) => {}
+            }
+        }
+        match &rescued {
+            Some(path) => crate::say!(
+                "{} answer(s) and {} failure(s) the store could not take were written to {}\n\
+                 hint: once the store can write again (free space, fix the disk), keep them with:\n  \
+                 codegraph-insights explain MODEL --import {} --accept-truncated\n\
+                 then run the same command again to continue",
+                result.unsaved.len(),
+                result.unsaved_failures.len(),
+                path.display(),
+                crate::output::shell_word(path)
+            ),
+            None => {
+                crate::say!(
+                    "the rescue file could not be written either ({}); the answers follow on stderr:",
+                    tried.join("; ")
+                );
+                crate::say!("{text}");
+            }
+        }
+    }
+    // The side-car is not rewritten: the old one is left as it was.
+    Err(Failure::Exit(2))
 }
 
 fn finish(
@@ -419,7 +632,7 @@ fn finish(
         .map_err(store_error)?;
     write_sidecar(store, &paths.sidecar)?;
 
-    eprintln!(
+    crate::say!(
         "{} records in {}: {} explained, {} templated, {} reused, {} failed, {} skipped",
         eof.counts.records,
         paths.sidecar.display(),
@@ -430,30 +643,32 @@ fn finish(
         c.skipped
     );
     let cost = result.usage.cost.map(|c| format!(", ${c:.4}")).unwrap_or_default();
-    eprintln!(
+    crate::say!(
         "{} call(s), {} prompt + {} completion tokens{cost}",
-        c.calls, result.usage.prompt_tokens, result.usage.completion_tokens
+        c.calls,
+        result.usage.prompt_tokens,
+        result.usage.completion_tokens
     );
     for f in &result.failures {
-        eprintln!("failed: {}: {}", f.id, f.reason.message);
+        crate::say!("failed: {}: {}", f.id, f.reason.message);
     }
     for e in &result.book_errors {
-        eprintln!("store: {e}");
+        crate::say!("store: {e}");
     }
     if let Some(a) = &result.aborted {
-        eprintln!(
+        crate::say!(
             "the provider refused a call with status {} at {}; further calls would meet the same refusal, so none was sent and {} unit(s) were not attempted. Fix the account and run the same command again: it retries the failures and continues where this run stopped.",
             a.reason.status.map_or("?".into(), |s| s.to_string()),
             a.unit,
             a.not_attempted
         );
         if a.reason.status == Some(402) && args.max_tokens.is_none() {
-            eprintln!(
+            crate::say!(
                 "hint: without --max-tokens a call is priced as if it used the model's whole output window; a cap such as --max-tokens 16384 lowers the balance each call needs"
             );
         }
     } else if !result.failures.is_empty() {
-        eprintln!(
+        crate::say!(
             "{} failure(s) are recorded in {}; after fixing the cause, --retry-failed re-runs only those",
             result.failures.len(),
             paths.sidecar.display()
@@ -470,7 +685,12 @@ fn finish(
             "failures": result.failures.iter().map(|f| serde_json::from_str::<serde_json::Value>(&sidecar::encode_failure(f)).unwrap_or_default()).collect::<Vec<_>>(),
             "aborted": result.aborted.as_ref().map(|a| serde_json::json!({"unit": a.unit, "reason": a.reason.message, "notAttempted": a.not_attempted})),
         });
-        println!("{summary}");
+        // The run is over: a reader that went away loses only this summary.
+        if let Err(crate::output::StdoutError::Failed(e)) =
+            crate::output::write_artifact(&mut std::io::stdout().lock(), &format!("{summary}\n"))
+        {
+            crate::say!("codegraph-insights: cannot write the summary to stdout: {e}");
+        }
     }
     if result.failures.is_empty() && result.book_errors.is_empty() {
         Ok(Ok(()))
