@@ -113,6 +113,7 @@ pub fn view(
         cycles: walk.units.iter().filter(|u| u.is_cycle()).count() as u64,
         estimate_text,
         notes,
+        facts_only_units: 0,
         millis: 0.0,
         wasm_memory_bytes: 0,
     };

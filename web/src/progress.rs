@@ -63,6 +63,11 @@ impl Progress {
                 c.failed += 1;
                 c.calls += u64::from(*calls);
             }
+            Outcome::Unsaved { calls, usage, .. } => {
+                c.calls += u64::from(*calls);
+                c.prompt_tokens += usage.prompt_tokens;
+                c.completion_tokens += usage.completion_tokens;
+            }
         }
         if let Some(l) = self.layers.get_mut(layer as usize) {
             l.0 += 1;

@@ -245,16 +245,23 @@ pub enum FromWorker {
         text: String,
         records: u64,
     },
-    /// Importing would replace paid-for records: the page must ask first.
+    /// Importing would replace paid-for records, or the side-car is cut
+    /// short (`truncated` says why; confirmed, it is merged, never
+    /// replacing): the page must ask first.
     ImportNeedsConfirm {
         held: u64,
         incoming: u64,
         name: String,
+        #[serde(default)]
+        truncated: Option<String>,
     },
-    /// A side-car was imported into the store.
+    /// A side-car was imported into the store (`merged`: added to what it
+    /// held, nothing removed).
     Imported {
         records: u64,
         failures: u64,
+        #[serde(default)]
+        merged: bool,
     },
     /// A side-car could not be imported; the store is unchanged.
     ImportFailed {
@@ -422,6 +429,11 @@ pub struct PlanView {
     pub estimate_text: String,
     /// Lines worth telling (source files not found, a scope, …).
     pub notes: Vec<String>,
+    /// With no source loaded: the call-needing units that have source
+    /// anchors, which a run would explain from the model's facts alone (the
+    /// confirmation says so; 0 when source is loaded).
+    #[serde(default)]
+    pub facts_only_units: u64,
     /// Wall time of building the corpus and planning, in milliseconds.
     pub millis: f64,
     /// Size of the worker's wasm memory after planning (also its peak so far).

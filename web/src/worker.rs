@@ -860,24 +860,35 @@ fn export_sidecar() {
 
 async fn import_sidecar(data: &JsValue, name: &str, replace: bool) {
     let answer = async {
-        if STATE.with(|s| s.borrow().running) {
-            return Err("a run is going: import after it ends".to_owned());
-        }
         let store = current_store()?;
         let file: web_sys::File = attached(data, "file").ok_or("no file was given")?.unchecked_into();
         let text = JsFuture::from(file.text()).await.map_err(|e| js_text(&e))?.as_string().unwrap_or_default();
-        let sc = insights::sidecar::decode(name, &text).map_err(|e| e.to_string())?;
+        let (sc, truncation) = insights::sidecar::decode_with_truncation(name, &text).map_err(|e| e.to_string())?;
+        // Checked after the last await: from here to the commit nothing else
+        // runs in this Worker, so a run cannot begin in between.
+        if STATE.with(|s| s.borrow().running) {
+            return Err("a run is writing this store: import after it ends".to_owned());
+        }
         let held = store.count().map_err(|e| e.to_string())?;
-        if held > 0 && !replace {
+        let truncated = truncation.map(|t| t.to_string());
+        if (held > 0 || truncated.is_some()) && !replace {
             return Ok(FromWorker::ImportNeedsConfirm {
                 held,
                 incoming: sc.records.len() as u64,
                 name: name.to_owned(),
+                truncated,
             });
         }
-        store.import(&sc).map_err(|e| e.to_string())?;
+        let (records, failures, merged) = if sc.truncated {
+            // A cut-short side-car never replaces: its records are merged in.
+            let (r, f) = store.merge(&sc).map_err(|e| e.to_string())?;
+            (r, f, true)
+        } else {
+            store.import(&sc).map_err(|e| e.to_string())?;
+            (sc.records.len() as u64, sc.failures.len() as u64, false)
+        };
         post(&FromWorker::StoreOpened { store: store_status(&store) });
-        Ok(FromWorker::Imported { records: sc.records.len() as u64, failures: sc.failures.len() as u64 })
+        Ok(FromWorker::Imported { records, failures, merged })
     }
     .await;
     post(&answer.unwrap_or_else(|message| FromWorker::ImportFailed { message: format!("{name}: {message}") }));
@@ -1014,6 +1025,9 @@ fn plan(settings: &PlanSettings) -> Result<(), String> {
         ));
     }
     let (mut view, table) = planning::view(&corpus, &plan, settings, &options, &name, notes);
+    if src.is_none() {
+        view.facts_only_units = insights::session::anchored_llm_units(&corpus, &plan);
+    }
     drop(book);
     let stale = store.as_deref().map(|st| stale_records(st, &corpus, &plan, &options)).unwrap_or_default();
     view.millis = now_ms() - started;
@@ -1176,8 +1190,9 @@ async fn run_on(request: &RunRequest, store: &store::Store, model: &model::Model
     let mut book = store::StoreBook::new(store).map_err(|e| e.to_string())?;
     let (options, plan) = planning::plan(&corpus, &slicer, &book, settings, &failed)?;
     let header = insights::session::header(&corpus, &options, Some(request.provider.name()), name);
-    let handle =
-        store.begin_run(&store::BeginRun { header, started_at: now_iso(), pid: None }).map_err(|e| e.to_string())?;
+    let handle = store
+        .begin_run(&store::BeginRun { header: header.clone(), started_at: now_iso(), pid: None })
+        .map_err(|e| e.to_string())?;
     book.begin(handle);
 
     let walk = &corpus.walk;
@@ -1212,6 +1227,14 @@ async fn run_on(request: &RunRequest, store: &store::Store, model: &model::Model
     let controlled = Controlled { inner: completer.as_ref() };
     let result = insights::run::run(&corpus, &plan, &options, &slicer, &mut book, &controlled, &run_options).await;
     drop(book);
+    // The store refused a write (the browser's storage quota, an I/O error):
+    // the run stopped; what it could not take is handed to the user as a
+    // rescue side-car (downloaded at once) before anything else is tried.
+    if let Some(text) = insights::session::rescue_sidecar(&header, &result) {
+        let stem = sidecar_name();
+        let file_name = stem.replace(".insights.jsonl", ".rescue.insights.jsonl");
+        post(&FromWorker::Sidecar { file_name, text, records: result.unsaved.len() as u64 });
+    }
     let records = store.count().map_err(|e| e.to_string())?;
     let eof = insights::session::trailer(&result, records, now_iso());
     store

@@ -57,10 +57,16 @@ pub fn KeepPanel() -> impl IntoView {
                     <input id="pick-sidecar" type="file" accept=".jsonl" disabled=move || !has_store() || !loaded() on:change=on_import />
                 </label>
             </div>
-            {move || ui.import_confirm.get().map(|(held, incoming, name)| view! {
+            {move || ui.import_confirm.get().map(|q| view! {
                 <div id="import-confirm" class="dialog" role="dialog" aria-modal="true">
-                    <p>{format!("The store holds {held} paid-for records. Replace them with the {incoming} records of {name}?")}</p>
-                    <button id="confirm-import" on:click=move |_| confirm_import(ui)>"Replace"</button>
+                    <p>{match &q.truncated {
+                        Some(why) => format!(
+                            "{} is cut short ({why}). Merge its {} records into the store? Nothing the file does not mention is removed.",
+                            q.name, q.incoming
+                        ),
+                        None => format!("The store holds {} paid-for records. Replace them with the {} records of {}?", q.held, q.incoming, q.name),
+                    }}</p>
+                    <button id="confirm-import" on:click=move |_| confirm_import(ui)>{if q.truncated.is_some() { "Merge" } else { "Replace" }}</button>
                     <button id="cancel-import" on:click=move |_| cancel_import(ui)>"Keep the store as it is"</button>
                 </div>
             })}

@@ -220,7 +220,16 @@ fn Confirm() -> impl IntoView {
                         p.total.units, p.status("template"), p.status("reuse"), p.status("llm"), s.model,
                         s.rollup_model.as_ref().map(|r| format!(", roll-up {r}")).unwrap_or_default()
                     )}</p>
-                    <button id="confirm-run" on:click=move |_| start(ui)>"Run"</button>
+                    {(!matches!(provider, ProviderSettings::Demo) && p.facts_only_units > 0).then(|| view! {
+                        <p id="confirm-no-source" class="warning">{format!(
+                            "No source: {} unit(s) will be explained from the model's facts only. Explaining them again \
+                             with the source later is paid again; load the source archive first to avoid that.",
+                            group(p.facts_only_units)
+                        )}</p>
+                    })}
+                    <button id="confirm-run" on:click=move |_| start(ui)>{
+                        if !matches!(provider, ProviderSettings::Demo) && p.facts_only_units > 0 { "Run without source" } else { "Run" }
+                    }</button>
                     <button id="cancel-run" on:click=move |_| ui.confirm.set(false)>"Cancel"</button>
                 </div>
             }
@@ -317,6 +326,13 @@ fn Progress() -> impl IntoView {
                         </div>
                     })}
                     {r.stopped.then(|| view! { <p class="hint">"Stopped: every unit finished before the stop is saved; run again to continue."</p> })}
+                    {(!r.store_errors.is_empty()).then(|| view! {
+                        <p id="store-refused" class="error" role="alert">
+                            "The browser's store refused a write (storage full or an I/O error), so the run stopped: no new call was sent. \
+                             The answers it could not keep were downloaded as a rescue side-car (.rescue.insights.jsonl); once there is \
+                             space again, import it (it is merged, nothing is removed) and run again to continue."
+                        </p>
+                    })}
                     {r.store_errors.iter().map(|e| view! { <p class="error">{format!("store: {e}")}</p> }).collect::<Vec<_>>()}
                     {(!failures.is_empty()).then(|| view! {
                         <div id="failures">

@@ -61,6 +61,16 @@ pub struct ProviderForm {
 }
 
 /// Every signal of the page (all `Copy`).
+/// What the page asks before an import: replace `held` records by the
+/// file's `incoming`, or (a cut-short file, `truncated` says why) merge them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportQuestion {
+    pub held: u64,
+    pub incoming: u64,
+    pub name: String,
+    pub truncated: Option<String>,
+}
+
 #[derive(Clone, Copy)]
 pub struct Ui {
     pub status: RwSignal<String>,
@@ -75,7 +85,7 @@ pub struct Ui {
     pub provider: ProviderForm,
     pub confirm: RwSignal<bool>,
     pub running: RwSignal<Running>,
-    pub import_confirm: RwSignal<Option<(u64, u64, String)>>,
+    pub import_confirm: RwSignal<Option<ImportQuestion>>,
     pub notice: RwSignal<Option<String>>,
     pub stores: RwSignal<Vec<StoreInfo>>,
     /// `?plan=1` or the demo: plan as soon as the store is open.
@@ -230,12 +240,14 @@ impl Ui {
                 super::link::download_text(&file_name, &text);
                 self.notice.set(Some(format!("downloaded {file_name}: {records} records")));
             }
-            FromWorker::ImportNeedsConfirm { held, incoming, name } => {
-                self.import_confirm.set(Some((held, incoming, name)))
+            FromWorker::ImportNeedsConfirm { held, incoming, name, truncated } => {
+                self.import_confirm.set(Some(ImportQuestion { held, incoming, name, truncated }))
             }
-            FromWorker::Imported { records, failures } => {
-                self.notice.set(Some(format!("imported {records} records and {failures} failures")))
-            }
+            FromWorker::Imported { records, failures, merged } => self.notice.set(Some(if merged {
+                format!("merged {records} records and {failures} failures into the store; nothing was removed")
+            } else {
+                format!("imported {records} records and {failures} failures")
+            })),
             FromWorker::ImportFailed { message } => self.notice.set(Some(format!("nothing was imported: {message}"))),
             FromWorker::Stores { stores } => self.stores.set(stores),
             FromWorker::StoreFile { .. } => {}

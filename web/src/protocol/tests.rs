@@ -36,7 +36,14 @@ fn messages_round_trip() {
         FromWorker::ready(),
         FromWorker::Error { message: "x".into() },
         FromWorker::LoadProgress { input: Input::Source, bytes: 3, total: None },
-        FromWorker::ImportNeedsConfirm { held: 3, incoming: 4, name: "x".into() },
+        FromWorker::ImportNeedsConfirm { held: 3, incoming: 4, name: "x".into(), truncated: None },
+        FromWorker::ImportNeedsConfirm {
+            held: 0,
+            incoming: 39,
+            name: "x".into(),
+            truncated: Some("it has no eof line".into()),
+        },
+        FromWorker::Imported { records: 39, failures: 0, merged: true },
     ] {
         let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
         assert_eq!(back, msg);
