@@ -537,3 +537,41 @@ fn a_panic_mid_run_is_an_internal_error_and_the_run_is_closed_as_interrupted() {
     assert_eq!(store_count(&dir), 79);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_retry_after_of_an_hour_stops_the_run_instead_of_sleeping() {
+    let dir = workdir("retry-after");
+    let server = mock(&["429:3600@1"]);
+    let started = std::time::Instant::now();
+    let out = explain_cmd(&dir, &server, &["--concurrency", "1", "--json"]).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "no hour-long sleep");
+    assert_eq!(server.count(), 1, "no call after the refusal");
+    assert!(err.contains("asks to wait 60 minute(s) before the next call"), "{err}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["aborted"]["notAttempted"].as_u64().map(|n| n > 50), Some(true), "{summary}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_side_car_that_repeats_an_id_is_refused_naming_both_lines() {
+    let dir = workdir("dup");
+    let server = mock(&[]);
+    assert_eq!(explain_cmd(&dir, &server, &[]).output().unwrap().status.code(), Some(0));
+    let text_of = std::fs::read_to_string(dir.join("model.insights.jsonl")).unwrap();
+    let lines: Vec<&str> = text_of.lines().collect();
+    let mut dup = lines.clone();
+    dup.insert(5, lines[2]);
+    std::fs::write(dir.join("dup.insights.jsonl"), dup.join("\n") + "\n").unwrap();
+    let out = bin()
+        .current_dir(&dir)
+        .args(["explain", "model.jsonl", "--yes", "--import", "dup.insights.jsonl"])
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("dup.insights.jsonl:6: record") && err.contains("repeats the id of line 3"), "{err}");
+    assert_eq!(store_count(&dir), 79);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
