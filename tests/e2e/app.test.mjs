@@ -102,6 +102,17 @@ test('the demo: load, plan, estimate, run offline, download the side-car that th
     await shot(page, 'import-confirm');
     await page.click('#cancel-import');
     assert.match(await page.locator('#notice').innerText(), /nothing was imported/);
+    // A cut-short side-car (its first 20 lines) never replaces: asked, it is merged and nothing is removed.
+    const cutPath = join(mkdtempSync(join(tmpdir(), 'e2e-cut-')), 'cut.insights.jsonl');
+    writeFileSync(cutPath, text.split('\n').slice(0, 20).join('\n') + '\n');
+    await page.setInputFiles('#pick-sidecar', cutPath);
+    await ask.waitFor();
+    assert.match(await ask.innerText(), /cut short \(it has no eof line\)\. Merge its 19 records/);
+    assert.equal(await page.locator('#confirm-import').innerText(), 'Merge');
+    await shot(page, 'import-cut-short');
+    await page.click('#confirm-import');
+    await page.locator('#notice', { hasText: 'merged 19 records' }).waitFor({ timeout: 30_000 });
+    await page.locator(`#store-status[data-records="${records}"]`).waitFor({ timeout: 30_000 });
     await replanned(page, units);
     assert.deepEqual(problems, []);
   } finally {
@@ -164,13 +175,20 @@ test('a fatal provider status stops the run and says what to fix', { skip: !BROK
     await planned(page);
     await chooseProvider(page, 'openai-compatible', BROKE);
     await page.fill('#concurrency', '1');
-    await runAndConfirm(page);
+    // No source was loaded: the confirmation says what that means before anything is paid.
+    await page.click('#run-button');
+    const warning = page.locator('#confirm-no-source');
+    await warning.waitFor();
+    assert.match(await warning.innerText(), /No source: 65 unit\(s\) will be explained from the model's facts only/);
+    assert.equal(await page.locator('#confirm-run').innerText(), 'Run without source');
+    await page.click('#confirm-run');
     const done = await finished(page);
     assert.equal(await done.getAttribute('data-state'), 'aborted');
     const aborted = page.locator('#run-aborted');
     assert.match(await aborted.innerText(), /status 402/);
     assert.match(await aborted.innerText(), /add credit/);
-    assert.equal(await done.getAttribute('data-calls'), '3');
+    // Two answered calls; the refused third is not a call (it was never answered).
+    assert.equal(await done.getAttribute('data-calls'), '2');
     assert.equal(await done.getAttribute('data-failed'), '1');
     await shot(page, 'run-aborted');
     // The account is fixed (the mock refuses only its third call): retry the failure, then run the rest.
