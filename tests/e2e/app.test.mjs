@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
+import { launch, need } from './browser.mjs';
 import { open, shot, planned, replanned, chooseProvider, runAndConfirm, finished } from './app.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SLOW = process.env.E2E_MOCK_SLOW_URL;
-const BROKE = process.env.E2E_MOCK_402_URL;
-const CLI = process.env.E2E_CLI;
+const SLOW = need('E2E_MOCK_SLOW_URL');
+const BROKE = need('E2E_MOCK_402_URL');
+const CLI = need('E2E_CLI');
 
 let browser;
 before(async () => {
@@ -79,7 +79,7 @@ test('the demo: load, plan, estimate, run offline, download the side-car that th
     assert.equal(text.trim().split('\n').length, records + 2, 'header, one line per record, trailer');
     await page.locator('#stores tr.current').waitFor();
     const [storeFile] = await Promise.all([page.waitForEvent('download'), page.click('#stores tr.current .export-store')]);
-    if (CLI) {
+    {
       copyFileSync(join(ROOT, 'fixtures/demo/model.jsonl'), join(dir, 'model.jsonl'));
       await storeFile.saveAs(join(dir, 'model.insights.db'));
       execFileSync(CLI, ['explain', join(dir, 'model.jsonl'), '--export'], { stdio: 'pipe' });
@@ -121,7 +121,7 @@ test('the demo: load, plan, estimate, run offline, download the side-car that th
   }
 });
 
-test('a run against the loopback provider survives a reload mid-run and resumes with nothing lost', { skip: !SLOW }, async () => {
+test('a run against the loopback provider survives a reload mid-run and resumes with nothing lost', async () => {
   const context = await browser.newContext();
   const path = '?model=fixtures/upstream-java/model.jsonl&plan=1';
   let { page } = await open(context, path);
@@ -168,7 +168,7 @@ test('a run against the loopback provider survives a reload mid-run and resumes 
   }
 });
 
-test('a fatal provider status stops the run and says what to fix', { skip: !BROKE }, async () => {
+test('a fatal provider status stops the run and says what to fix', async () => {
   const context = await browser.newContext();
   const { page } = await open(context, '?model=fixtures/upstream-java/model.jsonl&plan=1');
   try {

@@ -5,6 +5,16 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/// The value of an environment variable the tests need; unset, the test
+/// file fails at once and says how to run it (never a silent skip).
+export function need(name) {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set: the end-to-end tests run through \`cargo xtask test\`, which builds the CLI and starts the loopback providers they use`);
+  }
+  return value;
+}
+
 export const BASE_URL = process.env.E2E_BASE_URL ?? 'http://127.0.0.1:8080/';
 export const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
 

@@ -8,12 +8,13 @@ import { mkdtempSync, readFileSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
+import { launch, need } from './browser.mjs';
 import { open, shot, planned, runAndConfirm, finished } from './app.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = process.env.E2E_CLI;
-const FAILING = process.env.E2E_MOCK_FAILING_URL;
+const CLI = need('E2E_CLI');
+const FAILING = need('E2E_MOCK_FAILING_URL');
+const SLOW = need('E2E_MOCK_SLOW_URL');
 const MONEY = 'java:com.acme.order/Money';
 const CENTS = 'java:com.acme.order/Money.cents()';
 
@@ -56,7 +57,7 @@ function upstreamSidecar() {
   return path;
 }
 
-test('the upstream fixture with an imported side-car: tree, search, deep link, dependencies, the three answers, inert text', { skip: !(CLI && FAILING) }, async () => {
+test('the upstream fixture with an imported side-car: tree, search, deep link, dependencies, the three answers, inert text', async () => {
   const sidecar = upstreamSidecar();
   const context = await browser.newContext();
   const { page, problems } = await open(context, '?model=fixtures/upstream-java/model.jsonl&plan=1');
@@ -209,13 +210,13 @@ test('the demo: full-text search over the explanations, and stale marking after 
   }
 });
 
-test('during a run, an explanation appears in the navigator as its unit commits', { skip: !process.env.E2E_MOCK_SLOW_URL }, async () => {
+test('during a run, an explanation appears in the navigator as its unit commits', async () => {
   const context = await browser.newContext();
   const { page } = await open(context, '?model=fixtures/upstream-java/model.jsonl&plan=1');
   try {
     await planned(page);
     await page.selectOption('#provider-kind', 'openai-compatible');
-    await page.fill('#provider-base-url', process.env.E2E_MOCK_SLOW_URL);
+    await page.fill('#provider-base-url', SLOW);
     await page.fill('#concurrency', '2');
     await runAndConfirm(page);
     await page.locator('#run-status[data-state="running"]').waitFor({ timeout: 30_000 });

@@ -4,11 +4,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch } from './browser.mjs';
+import { launch, need } from './browser.mjs';
 import { open, shot, planned } from './app.mjs';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'demo');
-const SLOW = process.env.E2E_MOCK_SLOW_URL;
+const SLOW = need('E2E_MOCK_SLOW_URL');
 
 let browser;
 before(async () => {
@@ -56,7 +56,7 @@ test('a source folder picked with the directory picker is matched against the mo
   }
 });
 
-test('prices come from the provider model list, and the scope picker narrows the plan', { skip: !SLOW }, async () => {
+test('prices come from the provider model list, and the scope picker narrows the plan', async () => {
   const context = await browser.newContext();
   const { page } = await open(context, '?demo');
   try {

@@ -1,5 +1,8 @@
-//! `cargo xtask test`: every test, in three stages.
+//! `cargo xtask test`: every test, in four stages.
 //!
+//! 0. `lint`: `cargo fmt --all --check`, then clippy with `-D warnings` on
+//!    every target natively and on the wasm32 builds (the pure crates, the
+//!    store, the page and its Worker).
 //! 1. `native`: `cargo test --workspace`.
 //! 2. `wasm`: the `wasm-bindgen-test`s of the pure crates and of the store
 //!    (SQLite on OPFS), in headless Chromium (a dedicated worker) through
@@ -38,6 +41,7 @@ const CHROME_ARGS: &[&str] = &[
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum Stage {
+    Lint,
     Native,
     Wasm,
     E2e,
@@ -57,14 +61,15 @@ pub fn run(args: Args) -> crate::Result {
     setup::run()?;
     let stages: Vec<Stage> = match (args.only, args.no_browser) {
         (Some(stage), _) => vec![stage],
-        (None, true) => vec![Stage::Native],
-        (None, false) => vec![Stage::Native, Stage::Wasm, Stage::E2e],
+        (None, true) => vec![Stage::Lint, Stage::Native],
+        (None, false) => vec![Stage::Lint, Stage::Native, Stage::Wasm, Stage::E2e],
     };
     let mut results = Vec::new();
     for stage in stages {
         println!("\n==> test stage {stage:?}");
         let started = Instant::now();
         let result = match stage {
+            Stage::Lint => lint(),
             Stage::Native => native(),
             Stage::Wasm => wasm(),
             Stage::E2e => e2e(),
@@ -89,6 +94,22 @@ pub fn run(args: Args) -> crate::Result {
     } else {
         Err(format!("{failed} test stage(s) failed"))
     }
+}
+
+/// Crates built for wasm32 (clippy there too): the pure core, the store, the page.
+const WASM_LINTED: &[&str] =
+    &["model", "analyzer", "sources", "insights", "explore", "navigator", "store", "llm", "web"];
+
+fn lint() -> crate::Result {
+    run_cmd(cargo().current_dir(root()).args(["fmt", "--all", "--check"]))
+        .map_err(|e| format!("{e}\nhint: run `cargo fmt --all`"))?;
+    run_cmd(cargo().current_dir(root()).args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    let mut wasm = cargo();
+    wasm.current_dir(root()).args(["clippy", "--target", WASM_TARGET, "--lib", "--bins"]);
+    for krate in WASM_LINTED {
+        wasm.args(["-p", krate]);
+    }
+    run_cmd(wasm.args(["--", "-D", "warnings"]))
 }
 
 fn native() -> crate::Result {
