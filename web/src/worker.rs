@@ -13,7 +13,7 @@ use crate::protocol::{
 use crate::wire;
 use insights::complete::{Completer, Completion, CompletionError, CompletionRequest, LocalFuture};
 use insights::records::{NoRecords, RecordSource};
-use insights::run::{RunOptions, StepEvent};
+use insights::run::StepEvent;
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
 use sources::SourceReader;
@@ -812,7 +812,7 @@ async fn open_writer(name: &str) -> Result<(store::Store, u64), String> {
     let pool = pool().await?;
     let store = pool.open_writer(name).await.map_err(|e| e.to_string())?;
     // We hold the lock: any run still open was left by a closed tab.
-    let closed = store.close_open_runs("interrupted").map_err(|e| e.to_string())?;
+    let closed = store.close_dead_runs(None).map_err(|e| e.to_string())?;
     Ok((store, closed.len() as u64))
 }
 
@@ -899,13 +899,7 @@ fn list_stores() {
         let s = s.borrow();
         let pool = s.pool.clone().ok_or_else(|| s.read_only.clone().unwrap_or("no store is open yet".into()))?;
         let current = s.store_name.clone().unwrap_or_default();
-        let open_size = s.store.as_ref().map(|st| {
-            st.connection()
-                .query_row("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", [], |r| {
-                    r.get::<_, i64>(0)
-                })
-                .unwrap_or(0) as u64
-        });
+        let open_size = s.store.as_ref().map(|st| st.size_bytes().unwrap_or(0));
         let list = pool.list().map_err(|e| e.to_string())?;
         Ok::<_, String>(
             list.into_iter()
@@ -1185,17 +1179,25 @@ async fn run_on(request: &RunRequest, store: &store::Store, model: &model::Model
     let reader: &dyn SourceReader = src.as_deref().map_or(&empty, Source::reader);
     let settings = &request.settings;
     let slicer = SourceSlicer::new(reader, settings.max_lines);
-    let previous: Vec<insights::record::FailureRecord> = store.failures().map_err(|e| e.to_string())?;
-    let failed: Vec<String> = previous.iter().flat_map(|f| f.members.iter().cloned()).collect();
-    let mut book = store::StoreBook::new(store).map_err(|e| e.to_string())?;
-    let (options, plan) = planning::plan(&corpus, &slicer, &book, settings, &failed)?;
-    let header = insights::session::header(&corpus, &options, Some(request.provider.name()), name);
-    let handle = store
-        .begin_run(&store::BeginRun { header: header.clone(), started_at: now_iso(), pid: None })
-        .map_err(|e| e.to_string())?;
-    book.begin(handle);
+    settings.check()?;
+    let options = settings.options(planning::scope(&corpus, settings, &failed_members(Some(store)))?);
+    // The run's lifecycle is the engine's (store::StoreRun), as in the CLI.
+    let mut run = store::StoreRun::begin(
+        store,
+        &store::Begin {
+            corpus: &corpus,
+            slicer: &slicer,
+            options: &options,
+            provider: Some(request.provider.name().to_owned()),
+            model_path: name.to_owned(),
+            pid: None,
+            started_at: now_iso(),
+        },
+    )
+    .map_err(|e| e.to_string())?;
 
     let walk = &corpus.walk;
+    let plan = run.plan();
     let progress = RefCell::new(Progress::new(plan.steps.iter().map(|s| walk.units[s.unit].layer), request.prices));
     let last_post = Cell::new(0.0);
     let snapshot = |p: &Progress| {
@@ -1214,40 +1216,32 @@ async fn run_on(request: &RunRequest, store: &store::Store, model: &model::Model
             post(&FromWorker::RunProgress { progress: snapshot(&p) });
         }
     };
-    let key_of = |id: &str| insights::session::natural_key(&corpus, id);
     let stop = || STOPPING.with(Cell::get);
-    let run_options = RunOptions {
-        concurrency: request.concurrency.max(1) as usize,
-        max_tokens: request.max_tokens,
-        previous_failures: previous.into_iter().map(|f| (f.id.clone(), f)).collect(),
-        key_of: &key_of,
-        on_step: &on_step,
-        stop: Some(&stop),
-    };
     let controlled = Controlled { inner: completer.as_ref() };
-    let result = insights::run::run(&corpus, &plan, &options, &slicer, &mut book, &controlled, &run_options).await;
-    drop(book);
-    // The store refused a write (the browser's storage quota, an I/O error):
-    // the run stopped; what it could not take is handed to the user as a
-    // rescue side-car (downloaded at once) before anything else is tried.
-    if let Some(text) = insights::session::rescue_sidecar(&header, &result) {
-        let stem = sidecar_name();
-        let file_name = stem.replace(".insights.jsonl", ".rescue.insights.jsonl");
+    let result = run
+        .execute(
+            &corpus,
+            &slicer,
+            &options,
+            store::Execute {
+                completer: &controlled,
+                concurrency: request.concurrency.max(1) as usize,
+                max_tokens: request.max_tokens,
+                on_step: &on_step,
+                stop: Some(&stop),
+            },
+        )
+        .await;
+    if let store::Ending::StoreRefused { rescue: Some(text), .. } =
+        run.finish(&result, now_iso()).map_err(|e| e.to_string())?
+    {
+        // The store refused a write (the browser's storage quota, an I/O
+        // error): the run stopped; what it could not take is handed to the
+        // user as a rescue side-car, downloaded at once.
+        let file_name = sidecar_name().replace(".insights.jsonl", ".rescue.insights.jsonl");
         post(&FromWorker::Sidecar { file_name, text, records: result.unsaved.len() as u64 });
     }
     let records = store.count().map_err(|e| e.to_string())?;
-    let eof = insights::session::trailer(&result, records, now_iso());
-    store
-        .finish_run(
-            handle,
-            &store::FinishRun {
-                eof,
-                failures: result.failures.clone(),
-                calls: Some(result.counts.calls),
-                aborted: insights::session::aborted_text(&result),
-            },
-        )
-        .map_err(|e| e.to_string())?;
     let report = progress.borrow().report(&result, records, now_ms() - started);
     post(&FromWorker::RunFinished { report });
     Ok(())

@@ -41,6 +41,7 @@ mod process;
 mod read;
 mod rows;
 mod search;
+mod session;
 mod store;
 
 pub use book::StoreBook;
@@ -53,6 +54,7 @@ pub use paths::{is_store_name, sidecar_path_for, store_name_for, store_path_for,
 pub use process::is_process_alive;
 pub use read::{ByLevel, ByOrigin, InsightAnswer, InsightRow, Query, RunCounts, RunModels, RunRow, Stats};
 pub use search::{match_queries, TextHit};
+pub use session::{Begin, Ending, Execute, StoreRun};
 pub use store::{BeginRun, ExportStamp, FinishRun, OpenRun, RunHandle, Store};
 
 /// Re-exported so callers can run ad-hoc SQL on [`Store::connection`].

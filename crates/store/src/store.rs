@@ -238,6 +238,16 @@ impl Store {
         Self::set_meta(&self.conn, "exported", &text).map_err(self.sql("marking an export"))
     }
 
+    /// The database's size in bytes (pages × page size), as SQLite sees it.
+    pub fn size_bytes(&self) -> Result<u64, StoreError> {
+        self.conn
+            .query_row("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| n as u64)
+            .map_err(self.sql("measuring the store"))
+    }
+
     /// Number of records.
     pub fn count(&self) -> Result<u64, StoreError> {
         self.conn

@@ -10,13 +10,13 @@ use insights::plan::{PlanOptions, RunPlan};
 use insights::record::FailureRecord;
 use insights::records::{MemoryRecords, NoRecords, RecordSource, RecordSummary};
 use insights::report::Prices;
-use insights::run::{RunOptions, RunResult, StepEvent};
+use insights::run::{RunResult, StepEvent};
 use insights::sidecar::{self, Sidecar};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use store::{BeginRun, ExportStamp, FinishRun, Store, StoreBook};
+use store::{ExportStamp, Store, StoreRun};
 
 /// The side-car and the store beside a model.
 pub struct Paths {
@@ -391,23 +391,6 @@ pub struct Execute<'a> {
     pub no_source: bool,
 }
 
-/// Closes the run as `interrupted` unless it was finished: a panic that
-/// unwinds through the run, or an error between begin and finish, leaves
-/// the ledger honest (its committed records are kept and reused).
-struct OpenRunGuard<'s> {
-    store: &'s Store,
-    run: store::RunHandle,
-    armed: bool,
-}
-
-impl Drop for OpenRunGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            let _ = self.store.close_run(self.run.id, "interrupted");
-        }
-    }
-}
-
 pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
     let args = x.args;
     let calls = x.plan.estimates.total.calls;
@@ -479,7 +462,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
         );
     }
     let pid = std::process::id();
-    for dead in store.check_writers(pid).map_err(store_error)? {
+    for dead in store.close_dead_runs(Some(pid)).map_err(store_error)? {
         crate::say!(
             "run {} (started {}, process {}) ended without finishing; its {} committed records are kept",
             dead.id,
@@ -487,26 +470,21 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
             dead.pid.map_or("?".into(), |p| p.to_string()),
             dead.records
         );
-        store.close_run(dead.id, "interrupted").map_err(store_error)?;
     }
-    let previous_failures = store.failures().map_err(store_error)?.into_iter().map(|f| (f.id.clone(), f)).collect();
-    let mut book = StoreBook::new(&store).map_err(store_error)?;
-    // Plan again against the store: it may hold what the side-car held, or more.
-    let plan = insights::plan::plan_run(x.corpus, x.slicer, &book, x.options);
-    let header = insights::session::header(
-        x.corpus,
-        x.options,
-        if provider.is_empty() { store.header().ok().flatten().and_then(|h| h.provider) } else { Some(provider) }
-            .as_deref(),
-        &args.model.display().to_string(),
-    );
-    let run = store
-        .begin_run(&BeginRun { header: header.clone(), started_at: now_iso(), pid: Some(pid) })
-        .map_err(store_error)?;
-    let mut guard = OpenRunGuard { store: &store, run, armed: true };
-    book.begin(run);
+    let mut run = StoreRun::begin(
+        &store,
+        &store::Begin {
+            corpus: x.corpus,
+            slicer: x.slicer,
+            options: x.options,
+            provider: (!provider.is_empty()).then_some(provider),
+            model_path: args.model.display().to_string(),
+            pid: Some(pid),
+            started_at: now_iso(),
+        },
+    )
+    .map_err(store_error)?;
 
-    let key_of = |id: &str| insights::session::natural_key(x.corpus, id);
     // Debug builds only: `CODEGRAPH_INSIGHTS_TEST_PANIC_AFTER=N` panics after
     // N finished steps, so a test can prove what a bug mid-run leaves behind.
     #[cfg(debug_assertions)]
@@ -519,36 +497,24 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
             panic!("test panic after {} steps", e.done);
         }
     };
-    let run_options = RunOptions {
-        concurrency: args.concurrency as usize,
-        max_tokens: args.max_tokens,
-        previous_failures,
-        key_of: &key_of,
-        on_step: &on_step,
-        stop: None,
-    };
     let demo = llm::demo::DemoCompleter;
     let completer: &dyn Completer = completer.as_deref().unwrap_or(&demo);
-    let result = futures_executor::block_on(insights::run::run(
+    let result = futures_executor::block_on(run.execute(
         x.corpus,
-        &plan,
-        x.options,
         x.slicer,
-        &mut book,
-        completer,
-        &run_options,
+        x.options,
+        store::Execute {
+            completer,
+            concurrency: args.concurrency as usize,
+            max_tokens: args.max_tokens,
+            on_step: &on_step,
+            stop: None,
+        },
     ));
-    drop(book);
-    if !result.book_errors.is_empty() {
-        let why = format!("store refused a write: {}", result.book_errors[0]);
-        if store.close_run(run.id, &why).unwrap_or(false) {
-            guard.armed = false;
-        }
-        return Ok(store_refused(&header, &result, x.paths));
+    match run.finish(&result, now_iso()).map_err(store_error)? {
+        store::Ending::StoreRefused { error, rescue } => Ok(store_refused(&error, rescue, &result, x.paths)),
+        store::Ending::Finished { eof } => Ok(finish(&store, eof, &result, x.paths, args)?),
     }
-    let outcome = finish(&store, run, &result, x.paths, args)?;
-    guard.armed = false;
-    Ok(outcome)
 }
 
 /// Where a rescue side-car goes: beside the store, else the temporary directory.
@@ -566,9 +532,8 @@ fn rescue_paths(store: &Path) -> Vec<PathBuf> {
 /// stopped sending calls, the calls in flight settled, and what the store
 /// could not take is written to a rescue side-car. The run is closed (as
 /// `interrupted` if even that fails); exit 2.
-fn store_refused(header: &insights::record::SidecarHeader, result: &RunResult, paths: &Paths) -> Result<(), Failure> {
-    let first = &result.book_errors[0];
-    crate::say!("the insights store refused a write, so the run stopped: {first}");
+fn store_refused(error: &str, rescue: Option<String>, result: &RunResult, paths: &Paths) -> Result<(), Failure> {
+    crate::say!("the insights store refused a write, so the run stopped: {error}");
     for e in &result.book_errors[1..] {
         crate::say!("store: {e}");
     }
@@ -578,7 +543,7 @@ fn store_refused(header: &insights::record::SidecarHeader, result: &RunResult, p
         c.calls, result.usage.prompt_tokens, result.usage.completion_tokens
     );
     let mut rescued = None;
-    if let Some(text) = insights::session::rescue_sidecar(header, result) {
+    if let Some(text) = rescue {
         let mut tried = Vec::new();
         for path in rescue_paths(&paths.store) {
             match write_atomically(&path, |w| w.write_all(text.as_bytes()).map_err(|e| e.to_string())) {
@@ -614,22 +579,15 @@ fn store_refused(header: &insights::record::SidecarHeader, result: &RunResult, p
     Err(Failure::Exit(2))
 }
 
+/// A finished run: the side-car exported, the summary told.
 fn finish(
     store: &Store,
-    run: store::RunHandle,
+    eof: insights::record::Trailer,
     result: &RunResult,
     paths: &Paths,
     args: &ExplainArgs,
 ) -> Result<Result<(), Failure>, Failure> {
     let c = &result.counts;
-    let eof = insights::session::trailer(result, store.count().map_err(store_error)?, now_iso());
-    let aborted = insights::session::aborted_text(result);
-    store
-        .finish_run(
-            run,
-            &FinishRun { eof: eof.clone(), failures: result.failures.clone(), calls: Some(c.calls), aborted },
-        )
-        .map_err(store_error)?;
     write_sidecar(store, &paths.sidecar)?;
 
     crate::say!(
