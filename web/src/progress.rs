@@ -147,11 +147,10 @@ impl Progress {
     }
 }
 
-/// The unit a prompt is about, from its first line (`# Unit: operation ID`),
-/// for the list of calls in flight.
-pub fn prompt_unit(user: &str) -> String {
-    let first = user.lines().next().unwrap_or_default();
-    first.strip_prefix("# Unit: ").unwrap_or(first).chars().take(200).collect()
+/// How a call in flight is listed: `<level> <unit id>`, from what the
+/// request asks (never from its prompt text), cut to 200 characters.
+pub fn in_flight_label(asking: &insights::complete::Asking) -> String {
+    format!("{} {}", asking.level.as_str(), asking.unit).chars().take(200).collect()
 }
 
 #[cfg(test)]
@@ -195,7 +194,12 @@ mod tests {
 
     #[test]
     fn the_unit_of_a_prompt_is_its_first_line() {
-        assert_eq!(prompt_unit("# Unit: operation java:p/T.f()\n\nbody"), "operation java:p/T.f()");
-        assert_eq!(prompt_unit(""), "");
+        let asking = insights::complete::Asking {
+            unit: "java:p/T.f()".into(),
+            level: insights::vocab::Level::Operation,
+            members: vec!["java:p/T.f()".into()],
+            cycle: false,
+        };
+        assert_eq!(in_flight_label(&asking), "operation java:p/T.f()");
     }
 }

@@ -5,7 +5,7 @@
 //! the browser (fetch, files, OPFS, Web Locks, timers).
 
 use crate::planning::{self, PlanTable};
-use crate::progress::{prompt_unit, Progress};
+use crate::progress::{in_flight_label, Progress};
 use crate::protocol::{
     FromWorker, Input, LoadError, ModelSummary, PlanSettings, RowQuery, RunRequest, SourceSummary, StoreInfo,
     StoreStatus, ToWorker,
@@ -1092,7 +1092,7 @@ impl Completer for Controlled<'_> {
             while PAUSED.with(Cell::get) && !STOPPING.with(Cell::get) {
                 gloo_timers::future::TimeoutFuture::new(100).await;
             }
-            let unit = prompt_unit(&req.user);
+            let unit = in_flight_label(&req.asking);
             IN_FLIGHT.with(|f| f.borrow_mut().push(unit.clone()));
             let answer = self.inner.complete(req).await;
             IN_FLIGHT.with(|f| {

@@ -4,12 +4,29 @@
 //! it outside this crate.
 
 use crate::record::Usage;
+use crate::vocab::Level;
 use std::future::Future;
 use std::pin::Pin;
+
+/// Which unit a request asks about, carried beside the prompt so that no
+/// completer, progress view or test double reads it back from the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Asking {
+    /// The unit id (a cycle's first member).
+    pub unit: String,
+    pub level: Level,
+    /// The ids this request asks for: the one member of a block prompt, or a
+    /// cycle chunk's members (the ids the cycle schema enumerates).
+    pub members: Vec<String>,
+    /// The cycle shape (`{members: [{id, block}]}`) rather than one block.
+    pub cycle: bool,
+}
 
 /// One structured completion.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompletionRequest {
+    /// What is asked, structurally.
+    pub asking: Asking,
     /// Provider slug, e.g. `openai/gpt-5.6-luna`.
     pub model: String,
     pub system: String,

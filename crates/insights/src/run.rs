@@ -9,7 +9,7 @@
 //! Worker); calls overlap inside the completer.
 
 use crate::blocks::Block;
-use crate::complete::{Completer, CompletionError, CompletionRequest};
+use crate::complete::{Asking, Completer, CompletionError, CompletionRequest};
 use crate::plan::{unit_fingerprint, PlanOptions, PlanStep, RunPlan, StepStatus};
 use crate::prompt::{repair_message, Prompt, Shape};
 use crate::record::{FailureReason, FailureRecord, InsightRecord, NaturalKey, Usage};
@@ -214,13 +214,19 @@ fn share(usage: &Option<Usage>, n: usize) -> Option<Usage> {
     })
 }
 
-fn request(prompt: &Prompt, model: &str, level: Level, max_tokens: Option<u32>) -> CompletionRequest {
+fn request(unit: &str, prompt: &Prompt, model: &str, level: Level, max_tokens: Option<u32>) -> CompletionRequest {
     let ids: Vec<&str> = prompt.member_ids.iter().map(String::as_str).collect();
     let schema = match prompt.shape {
         Shape::Block => block_schema(level),
         Shape::Scc => cycle_schema(level, &ids),
     };
     CompletionRequest {
+        asking: Asking {
+            unit: unit.to_owned(),
+            level,
+            members: prompt.member_ids.clone(),
+            cycle: prompt.shape == Shape::Scc,
+        },
         model: model.to_owned(),
         system: prompt.system.clone(),
         user: prompt.user.clone(),
@@ -262,12 +268,13 @@ async fn ask(
     completer: &dyn Completer,
     prompt: &Prompt,
     model: &str,
-    level: Level,
+    unit: &Unit,
     max_tokens: Option<u32>,
     calls: &mut u32,
     usage: &mut Usage,
 ) -> Result<Answered, PromptFailure> {
-    let mut req = request(prompt, model, level, max_tokens);
+    let level = unit.level;
+    let mut req = request(&unit.id, prompt, model, level, max_tokens);
     let mut repaired = false;
     loop {
         // A call the provider refused (an HTTP error, no answer) is not a
@@ -502,7 +509,7 @@ async fn run_step(
                 if state.borrow().halted() {
                     break; // no further call starts after a fatal status or a refused write
                 }
-                match ask(completer, prompt, &step.model, unit.level, options.max_tokens, &mut calls, &mut usage).await
+                match ask(completer, prompt, &step.model, unit, options.max_tokens, &mut calls, &mut usage).await
                 {
                     Ok(a) => answers.push(a),
                     Err(f) => {

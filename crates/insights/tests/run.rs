@@ -69,11 +69,10 @@ impl Completer for Fake {
         "fake".into()
     }
     fn complete(&self, req: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
-        let head = req.user.lines().next().unwrap_or("").to_owned();
-        let mut parts = head.trim_start_matches("# Unit: ").splitn(2, ' ');
-        let level = parts.next().unwrap_or("").to_owned();
-        let unit = parts.next().unwrap_or("").split(" (a cycle").next().unwrap_or("").to_owned();
-        let earlier = self.requests.borrow().iter().filter(|r| r.user.starts_with(&head)).count();
+        // What is asked travels on the request; the prompt text is never parsed.
+        let level = req.asking.level.as_str().to_owned();
+        let unit = req.asking.unit.clone();
+        let earlier = self.requests.borrow().iter().filter(|r| r.asking.unit == unit).count();
         self.requests.borrow_mut().push(req.clone());
         let action = self
             .script
@@ -81,10 +80,7 @@ impl Completer for Fake {
             .find(|(id, _)| *id == unit)
             .and_then(|(_, s)| s.get(earlier).cloned())
             .unwrap_or(Script::Answer);
-        let ids: Option<Vec<String>> = req.user.lines().find_map(|l| {
-            l.strip_prefix("Return one entry per id: ")
-                .map(|rest| rest.trim_end_matches('.').split(", ").map(str::to_owned).collect())
-        });
+        let ids: Option<Vec<String>> = req.asking.cycle.then(|| req.asking.members.clone());
         Box::pin(async move {
             let json = match action {
                 Script::Fail(status) => {
@@ -180,7 +176,7 @@ fn plan_then_run_then_reuse() {
         .requests
         .borrow()
         .iter()
-        .find(|q| q.user.starts_with(&format!("# Unit: operation {F}")))
+        .find(|q| q.asking.unit == F)
         .unwrap()
         .user
         .clone();
@@ -227,7 +223,7 @@ fn a_malformed_answer_is_repaired_once_then_fails() {
         .requests
         .borrow()
         .iter()
-        .filter(|q| q.user.starts_with(&format!("# Unit: operation {H}")))
+        .filter(|q| q.asking.unit == H)
         .nth(1)
         .unwrap()
         .user
@@ -247,7 +243,7 @@ fn a_malformed_answer_is_repaired_once_then_fails() {
         .requests
         .borrow()
         .iter()
-        .find(|q| q.user.starts_with(&format!("# Unit: operation {G}")))
+        .find(|q| q.asking.unit == G)
         .unwrap()
         .user
         .clone();
@@ -259,8 +255,8 @@ fn a_malformed_answer_is_repaired_once_then_fails() {
     assert!(r2.failures.is_empty());
     assert!(book.records.contains_key(H) && book.failures.is_empty());
     let asked: Vec<String> =
-        fake2.requests.borrow().iter().map(|q| q.user.lines().next().unwrap().to_owned()).collect();
-    assert!(asked.contains(&format!("# Unit: operation {H}")) && asked.contains(&format!("# Unit: operation {G}")));
+        fake2.requests.borrow().iter().map(|q| q.asking.unit.clone()).collect();
+    assert!(asked.contains(&H.to_owned()) && asked.contains(&G.to_owned()));
 }
 
 #[test]

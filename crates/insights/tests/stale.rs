@@ -25,14 +25,13 @@ impl Completer for Blocks {
         "blocks".into()
     }
     fn complete(&self, req: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
-        let level =
-            *Level::ALL.iter().find(|l| req.schema_name.starts_with(&format!("codegraph_{}", l.as_str()))).unwrap();
+        let level = req.asking.level;
         let mut rng = synth::Rng(req.user.len() as u64);
         let mut block = || serde_json::to_value(synth::block(level, &mut rng)).unwrap();
-        let json = match req.user.lines().find_map(|l| l.strip_prefix("Return one entry per id: ")) {
-            Some(ids) => json!({"members": ids.trim_end_matches('.').split(", ")
-                .map(|id| json!({"id": id, "block": block()})).collect::<Vec<_>>()}),
-            None => block(),
+        let json = if req.asking.cycle {
+            json!({"members": req.asking.members.iter().map(|id| json!({"id": id, "block": block()})).collect::<Vec<_>>()})
+        } else {
+            block()
         };
         Box::pin(std::future::ready(Ok(Completion { json, model: format!("{}-served", req.model), usage: None })))
     }

@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use insights::complete::CompletionRequest;
-use llm::demo::{cycle_line, demo_answer, unit_line};
+use insights::complete::Asking;
+use insights::vocab::Level;
+use llm::demo::demo_answer;
 use serde_json::{json, Value};
 
 use crate::fault::{Fault, FaultRule};
@@ -223,6 +224,56 @@ fn text_of(body: &Value, role: &str) -> String {
         .to_owned()
 }
 
+// This server stands in for a remote provider: it sees only the wire (the
+// prompt's text and the schema), never the engine's `Asking`, so it is the
+// one place that reads the unit back from the prompt — as a real server's
+// logs would.
+
+/// `# Unit: <level> <id>[ (a cycle of …)]` → (level, id).
+fn unit_line(user: &str) -> Option<(Level, String)> {
+    let line = user.lines().find_map(|l| l.strip_prefix("# Unit: "))?;
+    let (level, rest) = line.split_once(' ')?;
+    let level = Level::parse(level)?;
+    let id = match rest.find(" (a cycle of ") {
+        Some(i) => &rest[..i],
+        None => rest,
+    };
+    Some((level, id.trim().to_owned()))
+}
+
+/// The ids of `Return one entry per id: a, b.`
+fn cycle_line(user: &str) -> Option<Vec<String>> {
+    let line = user.lines().find_map(|l| l.strip_prefix("Return one entry per id: "))?;
+    let line = line.trim_end().strip_suffix('.').unwrap_or(line.trim_end());
+    Some(line.split(", ").map(str::to_owned).filter(|s| !s.is_empty()).collect())
+}
+
+/// What a request on the wire asks: the level from the schema name (else the
+/// `# Unit:` line), the unit, and a cycle's members from the schema's id enum
+/// (else the prompt's `Return one entry per id:` line).
+fn asking_of(user: &str, schema_name: &str, schema: &Value) -> Result<Asking, String> {
+    let named = schema_name.strip_prefix("codegraph_").and_then(|rest| match rest.strip_suffix("_cycle") {
+        Some(level) => Level::parse(level).map(|l| (l, true)),
+        None => Level::parse(rest).map(|l| (l, false)),
+    });
+    let unit = unit_line(user);
+    let level = named.map(|(l, _)| l).or(unit.as_ref().map(|(l, _)| *l)).ok_or("no codegraph_<level> schema name and no `# Unit:` line")?;
+    let cycle = named.map_or_else(|| cycle_line(user).is_some(), |(_, c)| c);
+    let unit = unit.map(|(_, id)| id);
+    let members = if cycle {
+        schema
+            .pointer("/properties/members/items/properties/id/enum")
+            .and_then(Value::as_array)
+            .map(|ids| ids.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>())
+            .filter(|ids| !ids.is_empty())
+            .or_else(|| cycle_line(user))
+            .ok_or("no id list in the schema or the prompt")?
+    } else {
+        vec![unit.clone().ok_or("no `# Unit: <level> <id>` line")?]
+    };
+    Ok(Asking { unit: unit.unwrap_or_else(|| members[0].clone()), level, members, cycle })
+}
+
 /// The unit ids a request is about: its `# Unit:` id and its cycle members.
 fn units_of(user: &str, schema: &Value) -> Vec<String> {
     let mut ids: Vec<String> = unit_line(user).map(|(_, id)| vec![id]).unwrap_or_default();
@@ -292,15 +343,11 @@ fn chat(req: &Request, path: &str, state: &State) -> Option<Response> {
         return Some(Response::json(400, error_body(400, m)));
     }
     let fault = rules.iter().map(|r| &r.fault).find(|f| !matches!(f, Fault::Delay(_)));
-    let request = CompletionRequest {
-        model: model.clone(),
-        system: text_of(&body, "system"),
-        user,
-        schema_name,
-        json_schema: schema,
-        max_tokens: body.get("max_tokens").and_then(Value::as_u64).map(|m| m as u32),
+    let answer = || {
+        asking_of(&user, &schema_name, &schema)
+            .map(|a| demo_answer(&a))
+            .map_err(|e| Response::json(400, error_body(400, &format!("mock: {e}"))))
     };
-    let answer = || demo_answer(&request).map_err(|e| Response::json(400, error_body(400, &format!("mock: {e}"))));
     Some(match fault {
         None => match answer() {
             Ok(a) => completion(&model, &a.to_string(), "stop", MOCK_USAGE.1),
@@ -344,7 +391,7 @@ fn chat(req: &Request, path: &str, state: &State) -> Option<Response> {
             Ok(a) => {
                 let text = a.to_string();
                 let half: String = text.chars().take(text.chars().count() / 2).collect();
-                completion(&model, &half, "length", request.max_tokens.map(u64::from).unwrap_or(MOCK_USAGE.1))
+                completion(&model, &half, "length", body.get("max_tokens").and_then(Value::as_u64).unwrap_or(MOCK_USAGE.1))
             }
             Err(r) => r,
         },

@@ -19,6 +19,12 @@ const CYCLE: [&str; 2] = ["java:com.acme.order/Basket", "java:com.acme.order/Bas
 
 fn op_request(id: &str) -> CompletionRequest {
     CompletionRequest {
+        asking: insights::complete::Asking {
+            unit: id.into(),
+            level: Level::Operation,
+            members: vec![id.into()],
+            cycle: false,
+        },
         model: "openai/gpt-5.6-luna".into(),
         system: "You explain code.".into(),
         user: format!("# Unit: operation {id}\n\n## The unit\n(source)\n"),
@@ -30,6 +36,12 @@ fn op_request(id: &str) -> CompletionRequest {
 
 fn cycle_request() -> CompletionRequest {
     CompletionRequest {
+        asking: insights::complete::Asking {
+            unit: CYCLE[0].into(),
+            level: Level::Type,
+            members: CYCLE.iter().map(|s| s.to_string()).collect(),
+            cycle: true,
+        },
         model: "openai/gpt-5.6-luna".into(),
         system: "You explain code.".into(),
         user: format!(

@@ -9,6 +9,12 @@ use std::rc::Rc;
 
 fn request() -> CompletionRequest {
     CompletionRequest {
+        asking: insights::complete::Asking {
+            unit: "a#b()".into(),
+            level: Level::Operation,
+            members: vec!["a#b()".into()],
+            cycle: false,
+        },
         model: "openai/gpt-5.6-luna".into(),
         system: "sys".into(),
         user: "# Unit: operation a#b()\n".into(),

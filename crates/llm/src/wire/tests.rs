@@ -3,6 +3,12 @@ use serde_json::json;
 
 fn request(max_tokens: Option<u32>) -> CompletionRequest {
     CompletionRequest {
+        asking: insights::complete::Asking {
+            unit: "java:a/B#c()".into(),
+            level: Level::Operation,
+            members: vec!["java:a/B#c()".into()],
+            cycle: false,
+        },
         model: "openai/gpt-5.6-luna".into(),
         system: "You explain code.".into(),
         user: "# Unit: operation java:a/B#c()\n".into(),
