@@ -509,8 +509,7 @@ async fn run_step(
                 if state.borrow().halted() {
                     break; // no further call starts after a fatal status or a refused write
                 }
-                match ask(completer, prompt, &step.model, unit, options.max_tokens, &mut calls, &mut usage).await
-                {
+                match ask(completer, prompt, &step.model, unit, options.max_tokens, &mut calls, &mut usage).await {
                     Ok(a) => answers.push(a),
                     Err(f) => {
                         failure = Some((f.reason, f.stops_run));

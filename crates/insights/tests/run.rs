@@ -172,14 +172,7 @@ fn plan_then_run_then_reuse() {
     assert_eq!(h.model.as_deref(), Some("leaf-model-served"));
     assert_eq!(h.usage, Some(Usage { prompt_tokens: 100, completion_tokens: 20, cost: Some(0.001) }));
     // f's prompt quotes g's fresh description.
-    let f_prompt = fake
-        .requests
-        .borrow()
-        .iter()
-        .find(|q| q.asking.unit == F)
-        .unwrap()
-        .user
-        .clone();
+    let f_prompt = fake.requests.borrow().iter().find(|q| q.asking.unit == F).unwrap().user.clone();
     assert!(f_prompt.contains(&format!("({G}): Explains {G}.")), "{f_prompt}");
 
     // A second run: nothing to ask, same records.
@@ -219,15 +212,7 @@ fn a_malformed_answer_is_repaired_once_then_fails() {
     let fake = Fake::new().with(H, vec![Script::Malformed]);
     let r = run_once(&m, &mut book, &fake, &options(), 4);
     assert_eq!(r.counts.calls, 6);
-    let second = fake
-        .requests
-        .borrow()
-        .iter()
-        .filter(|q| q.asking.unit == H)
-        .nth(1)
-        .unwrap()
-        .user
-        .clone();
+    let second = fake.requests.borrow().iter().filter(|q| q.asking.unit == H).nth(1).unwrap().user.clone();
     assert!(second.contains("## Your previous answer was not valid\n"), "{second}");
     assert!(r.failures.is_empty());
 
@@ -239,14 +224,7 @@ fn a_malformed_answer_is_repaired_once_then_fails() {
     let f = &r.failures[0];
     assert_eq!((f.id.as_str(), f.reason.kind, f.calls, f.attempts), (H, FailureKind::InvalidAnswer, 2, 1));
     assert!(book.failures.contains_key(H), "the failure row is written at once");
-    let g_prompt = fake
-        .requests
-        .borrow()
-        .iter()
-        .find(|q| q.asking.unit == G)
-        .unwrap()
-        .user
-        .clone();
+    let g_prompt = fake.requests.borrow().iter().find(|q| q.asking.unit == G).unwrap().user.clone();
     assert!(g_prompt.contains(&format!("({H}): NOT EXPLAINED")));
 
     // Next run: h is asked again (attempt 2 if it fails again); g is redone once h exists.
@@ -254,8 +232,7 @@ fn a_malformed_answer_is_repaired_once_then_fails() {
     let r2 = run_once(&m, &mut book, &fake2, &options(), 4);
     assert!(r2.failures.is_empty());
     assert!(book.records.contains_key(H) && book.failures.is_empty());
-    let asked: Vec<String> =
-        fake2.requests.borrow().iter().map(|q| q.asking.unit.clone()).collect();
+    let asked: Vec<String> = fake2.requests.borrow().iter().map(|q| q.asking.unit.clone()).collect();
     assert!(asked.contains(&H.to_owned()) && asked.contains(&G.to_owned()));
 }
 

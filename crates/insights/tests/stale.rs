@@ -12,7 +12,7 @@ use insights::sidecar::{decode, encode, synth, Sidecar};
 use insights::slice::SourceSlicer;
 use insights::stale::{staleness, stamps_of, Basis, Freshness, StaleReason, Staleness};
 use insights::units::Corpus;
-use insights::vocab::{Level, PROMPT_VERSION};
+use insights::vocab::PROMPT_VERSION;
 use serde_json::json;
 use sources::{MemorySources, SourceReader};
 

@@ -24,7 +24,11 @@ impl Completer for DemoCompleter {
 
     fn complete(&self, request: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
         let json = demo_answer(&request.asking);
-        Box::pin(std::future::ready(Ok::<_, CompletionError>(Completion { json, model: DEMO_MODEL.into(), usage: None })))
+        Box::pin(std::future::ready(Ok::<_, CompletionError>(Completion {
+            json,
+            model: DEMO_MODEL.into(),
+            usage: None,
+        })))
     }
 }
 

@@ -111,16 +111,23 @@ impl Store {
     fn opened(path: &Path, mode: Mode) -> Result<Store, StoreError> {
         #[cfg(target_arch = "wasm32")]
         let claim = crate::opfs::Claim::take(path)?;
-        #[cfg(not(target_arch = "wasm32"))]
-        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
-            return Err(StoreError::ZeroBytes { path: path.to_owned() });
-        }
-        // One writer at a time, decided before the file is opened for writing.
+        // One writer at a time, decided before the file is opened for writing
+        // (and before it is judged: a writer creating the store makes it zero
+        // bytes for an instant, under this lock).
         #[cfg(not(target_arch = "wasm32"))]
         let lock = match mode {
             Mode::Writer => Some(crate::lock::WriterLock::take(path)?),
             Mode::Reader => None,
         };
+        #[cfg(not(target_arch = "wasm32"))]
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            // A reader that meets a writer creating the store (its lock file
+            // is there) sees an empty store, not a damaged one.
+            if mode == Mode::Reader && crate::lock::lock_path_for(path).exists() {
+                return Err(StoreError::Empty { path: path.to_owned() });
+            }
+            return Err(StoreError::ZeroBytes { path: path.to_owned() });
+        }
         let (conn, version) = open::open(path, mode)?;
         Ok(Store {
             conn,

@@ -257,7 +257,10 @@ fn asking_of(user: &str, schema_name: &str, schema: &Value) -> Result<Asking, St
         None => Level::parse(rest).map(|l| (l, false)),
     });
     let unit = unit_line(user);
-    let level = named.map(|(l, _)| l).or(unit.as_ref().map(|(l, _)| *l)).ok_or("no codegraph_<level> schema name and no `# Unit:` line")?;
+    let level = named
+        .map(|(l, _)| l)
+        .or(unit.as_ref().map(|(l, _)| *l))
+        .ok_or("no codegraph_<level> schema name and no `# Unit:` line")?;
     let cycle = named.map_or_else(|| cycle_line(user).is_some(), |(_, c)| c);
     let unit = unit.map(|(_, id)| id);
     let members = if cycle {
@@ -391,7 +394,12 @@ fn chat(req: &Request, path: &str, state: &State) -> Option<Response> {
             Ok(a) => {
                 let text = a.to_string();
                 let half: String = text.chars().take(text.chars().count() / 2).collect();
-                completion(&model, &half, "length", body.get("max_tokens").and_then(Value::as_u64).unwrap_or(MOCK_USAGE.1))
+                completion(
+                    &model,
+                    &half,
+                    "length",
+                    body.get("max_tokens").and_then(Value::as_u64).unwrap_or(MOCK_USAGE.1),
+                )
             }
             Err(r) => r,
         },

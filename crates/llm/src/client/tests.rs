@@ -11,7 +11,7 @@ fn request() -> CompletionRequest {
     CompletionRequest {
         asking: insights::complete::Asking {
             unit: "a#b()".into(),
-            level: Level::Operation,
+            level: insights::vocab::Level::Operation,
             members: vec!["a#b()".into()],
             cycle: false,
         },

@@ -5,7 +5,7 @@ fn request(max_tokens: Option<u32>) -> CompletionRequest {
     CompletionRequest {
         asking: insights::complete::Asking {
             unit: "java:a/B#c()".into(),
-            level: Level::Operation,
+            level: insights::vocab::Level::Operation,
             members: vec!["java:a/B#c()".into()],
             cycle: false,
         },
