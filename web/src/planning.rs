@@ -18,27 +18,19 @@ pub struct PlanTable {
     rows: Vec<PlanRow>,
 }
 
-/// The scope the settings ask for: listed ids, or the recorded failures
-/// and their direct dependents.
-pub fn scope(
+/// The settings resolved against the corpus (the engine's one resolver),
+/// worded for the page.
+pub fn options(
     corpus: &Corpus<'_>,
     settings: &PlanSettings,
     failed_members: &[String],
-) -> Result<Option<insights::units::Scope>, String> {
-    if settings.retry_failed {
-        if failed_members.is_empty() {
-            return Err("there is no recorded failure to retry".into());
+) -> Result<insights::plan::PlanOptions, String> {
+    settings.resolve(corpus, failed_members).map_err(|e| match e {
+        insights::settings::SettingsError::Scope(e) => {
+            format!("scope: {e} (ids look like java:com.acme.order or java:com.acme.order/Order)")
         }
-        return Ok(Some(corpus.retry_scope(failed_members.iter().map(String::as_str))));
-    }
-    let ids: Vec<String> = settings.scope.iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
-    if ids.is_empty() {
-        return Ok(None);
-    }
-    corpus
-        .scope(&ids)
-        .map(Some)
-        .map_err(|e| format!("scope: {e} (ids look like java:com.acme.order or java:com.acme.order/Order)"))
+        other => other.to_string(),
+    })
 }
 
 /// Plans `corpus` with `settings` against `records`.
@@ -49,8 +41,7 @@ pub fn plan(
     settings: &PlanSettings,
     failed_members: &[String],
 ) -> Result<(insights::plan::PlanOptions, RunPlan), String> {
-    settings.check()?;
-    let options = settings.options(scope(corpus, settings, failed_members)?);
+    let options = options(corpus, settings, failed_members)?;
     let plan = insights::plan::plan_run(corpus, slicer, records, &options);
     Ok((options, plan))
 }

@@ -331,76 +331,9 @@ pub enum Input {
     Source,
 }
 
-/// The settings of a plan (the planning flags of `explain`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlanSettings {
-    pub depth: u32,
-    pub max_lines: u32,
-    pub max_scc: u32,
-    /// Module or type ids (`java:com.acme.order`); empty: everything.
-    pub scope: Vec<String>,
-    pub max_calls: Option<u64>,
-    pub force: bool,
-    /// Re-run only the recorded failures and their direct dependents.
-    pub retry_failed: bool,
-    pub model: String,
-    /// Types and modules; `None`: the same as `model`.
-    pub rollup_model: Option<String>,
-}
-
-impl Default for PlanSettings {
-    fn default() -> Self {
-        let d = insights::plan::PlanOptions::default();
-        PlanSettings {
-            depth: d.depth,
-            max_lines: d.max_lines,
-            max_scc: d.max_scc,
-            scope: Vec::new(),
-            max_calls: None,
-            force: false,
-            retry_failed: false,
-            model: d.models.leaf,
-            rollup_model: None,
-        }
-    }
-}
-
-impl PlanSettings {
-    /// Checks what the CLI's flag parser checks; the message names the setting.
-    pub fn check(&self) -> Result<(), String> {
-        if !(1..=2).contains(&self.depth) {
-            return Err(format!("depth must be 1 or 2, not {}", self.depth));
-        }
-        if self.max_lines == 0 {
-            return Err("max lines must be at least 1".into());
-        }
-        if self.max_scc == 0 {
-            return Err("max cycle size must be at least 1".into());
-        }
-        if self.max_calls == Some(0) {
-            return Err("max calls must be at least 1 (leave it empty for no cap)".into());
-        }
-        if self.model.trim().is_empty() {
-            return Err("the model name is empty".into());
-        }
-        Ok(())
-    }
-
-    /// The engine's options (scope resolved separately, against the corpus).
-    pub fn options(&self, scope: Option<insights::units::Scope>) -> insights::plan::PlanOptions {
-        let leaf = self.model.trim().to_owned();
-        let rollup = self.rollup_model.as_deref().map(str::trim).filter(|r| !r.is_empty()).unwrap_or(&leaf).to_owned();
-        insights::plan::PlanOptions {
-            models: insights::plan::Models { leaf, rollup },
-            depth: self.depth,
-            max_lines: self.max_lines,
-            max_scc: self.max_scc,
-            force: self.force,
-            max_calls: self.max_calls,
-            scope,
-        }
-    }
-}
+/// The settings of a plan (the planning flags of `explain`): the engine's
+/// type, so the page and the CLI check and resolve them the same way.
+pub use insights::settings::PlanSettings;
 
 /// Figures of one level, layer or the whole plan.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

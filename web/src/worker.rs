@@ -1179,8 +1179,7 @@ async fn run_on(request: &RunRequest, store: &store::Store, model: &model::Model
     let reader: &dyn SourceReader = src.as_deref().map_or(&empty, Source::reader);
     let settings = &request.settings;
     let slicer = SourceSlicer::new(reader, settings.max_lines);
-    settings.check()?;
-    let options = settings.options(planning::scope(&corpus, settings, &failed_members(Some(store)))?);
+    let options = planning::options(&corpus, settings, &failed_members(Some(store)))?;
     // The run's lifecycle is the engine's (store::StoreRun), as in the CLI.
     let mut run = store::StoreRun::begin(
         store,

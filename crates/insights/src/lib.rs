@@ -15,6 +15,7 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod session;
+pub mod settings;
 pub mod sidecar;
 pub mod slice;
 pub mod stale;

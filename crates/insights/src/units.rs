@@ -34,7 +34,7 @@ struct OpAt {
 }
 
 /// A `--scope` that names nothing in the model.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 #[error("--scope names {id:?}, which is not a module or type id of this model")]
 pub struct ScopeError {
     pub id: String,

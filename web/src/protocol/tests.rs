@@ -90,9 +90,11 @@ fn provider_settings_say_what_is_missing_and_feed_the_resolver() {
 fn plan_settings_are_checked_like_the_cli_flags() {
     assert_eq!(PlanSettings::default().check(), Ok(()));
     let bad = PlanSettings { max_calls: Some(0), ..PlanSettings::default() };
-    assert!(bad.check().unwrap_err().contains("max calls"));
-    let bad = PlanSettings { depth: 3, ..PlanSettings::default() };
-    assert!(bad.check().unwrap_err().contains("depth"));
+    assert!(bad.check().unwrap_err().to_string().contains("max calls"));
+    // The engine's rule, the CLI's too: a depth of at least 1.
+    let bad = PlanSettings { depth: 0, ..PlanSettings::default() };
+    assert!(bad.check().unwrap_err().to_string().contains("depth"));
+    assert_eq!(PlanSettings { depth: 3, ..PlanSettings::default() }.check(), Ok(()));
     let s = PlanSettings { model: " a ".into(), rollup_model: Some(" ".into()), ..PlanSettings::default() };
     let o = s.options(None);
     assert_eq!((o.models.leaf.as_str(), o.models.rollup.as_str()), ("a", "a"));

@@ -175,7 +175,7 @@ impl Timings {
 }
 
 use crate::Failure;
-use insights::plan::{plan_run_observed, Models, PlanOptions, PlanPhase};
+use insights::plan::{plan_run_observed, PlanPhase};
 use insights::report::{self, Prices};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
@@ -211,7 +211,8 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         Corpus::build(&m, view, framework).map_err(|e| Failure::Usage(format!("{}: {e}", args.model.display())))?;
     timings.end("corpus");
     let existing = crate::commands::run::Existing::load(&paths)?;
-    let scope = if args.retry_failed {
+    let mut failed_members = Vec::new();
+    if args.retry_failed {
         let failures = existing.failures();
         if !existing.found() {
             return Err(Failure::Usage(format!(
@@ -228,16 +229,27 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         for line in insights::session::retry_reason_lines(&failures) {
             crate::say!("{line}");
         }
-        Some(corpus.retry_scope(failures.iter().flat_map(|f| f.members.iter().map(String::as_str))))
-    } else if args.scope.is_empty() {
-        None
-    } else {
-        Some(corpus.scope(&args.scope).map_err(|e| {
-            Failure::Usage(format!(
-                "{e}\nhint: `codegraph-insights model check` counts the model; ids look like java:com.acme.order or java:com.acme.order/Order"
-            ))
-        })?)
+        failed_members = failures.into_iter().flat_map(|f| f.members).collect();
+    }
+    // The engine's one resolver from settings to plan options (the page uses it too).
+    let settings = insights::settings::PlanSettings {
+        depth: args.depth,
+        max_lines: args.max_lines,
+        max_scc: args.max_scc,
+        scope: args.scope.clone(),
+        max_calls: args.max_calls.map(u64::from),
+        force: args.force,
+        retry_failed: args.retry_failed,
+        model: args.leaf_model.clone(),
+        rollup_model: args.rollup_model.clone(),
     };
+    let options = settings.resolve(&corpus, &failed_members).map_err(|e| match e {
+        insights::settings::SettingsError::Scope(e) => Failure::Usage(format!(
+            "{e}\nhint: `codegraph-insights model check` counts the model; ids look like java:com.acme.order or java:com.acme.order/Order"
+        )),
+        other => Failure::Usage(other.to_string()),
+    })?;
+    let models = options.models.clone();
     let src = crate::sources::open_sources(args.src.as_deref(), &m, corpus.probe_file())?;
     match (&src.note, &src.reader) {
         (Some(note), None) => {
@@ -246,17 +258,6 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         (Some(note), Some(_)) => crate::say!("{note}"),
         (None, _) => {}
     }
-    let models =
-        Models { leaf: args.leaf_model.clone(), rollup: args.rollup_model.clone().unwrap_or(args.leaf_model.clone()) };
-    let options = PlanOptions {
-        models: models.clone(),
-        depth: args.depth,
-        max_lines: args.max_lines,
-        max_scc: args.max_scc,
-        force: args.force,
-        max_calls: args.max_calls.map(u64::from),
-        scope,
-    };
     if args.retry_failed {
         if let Some(note) = existing.header()?.and_then(|h| insights::session::settings_note(&h, &options)) {
             crate::say!("{note}");
