@@ -510,7 +510,7 @@ impl ProviderSettings {
                 (!missing.is_empty()).then(|| format!("Cloudflare AI Gateway needs {}", missing.join(", ")))
             }
             ProviderSettings::OpenaiCompatible { base_url, .. }
-                if !(base_url.starts_with("http://") || base_url.starts_with("https://")) =>
+                if !(base_url.trim().starts_with("http://") || base_url.trim().starts_with("https://")) =>
             {
                 Some("a base URL starting with http:// or https://".into())
             }
@@ -518,18 +518,22 @@ impl ProviderSettings {
         }
     }
 
-    /// The variables [`llm::resolve_provider`]-style resolution reads, from
-    /// these fields (a browser has no environment).
-    pub fn env(&self, name: &str) -> Option<String> {
-        let v = |s: &String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
-        match (self, name) {
-            (ProviderSettings::OpenRouter { key }, "OPENROUTER_API_KEY") => v(key),
-            (ProviderSettings::CloudflareGateway { token, .. }, "CLOUDFLARE_API_TOKEN") => v(token),
-            (ProviderSettings::CloudflareGateway { account, .. }, "CLOUDFLARE_ACCOUNT_ID") => v(account),
-            (ProviderSettings::CloudflareGateway { gateway, .. }, "CLOUDFLARE_AI_GATEWAY_ID") => v(gateway),
-            (ProviderSettings::OpenaiCompatible { key, .. }, "OPENAI_API_KEY") => v(key),
-            _ => None,
+    /// The provider's typed configuration from these fields (`None`: the
+    /// offline demo); what is missing is said first ([`Self::missing`]).
+    pub fn config(&self) -> Result<Option<llm::ProviderConfig>, String> {
+        if let Some(missing) = self.missing() {
+            return Err(format!("the provider needs {missing}"));
         }
+        Ok(Some(match self {
+            ProviderSettings::Demo => return Ok(None),
+            ProviderSettings::OpenRouter { key } => llm::ProviderConfig::openrouter(key.trim()),
+            ProviderSettings::CloudflareGateway { token, account, gateway } => {
+                llm::ProviderConfig::cloudflare_gateway(token.trim(), account, gateway)
+            }
+            ProviderSettings::OpenaiCompatible { base_url, key } => {
+                llm::ProviderConfig::openai_compatible(base_url.trim(), Some(key.as_str()))?
+            }
+        }))
     }
 }
 

@@ -1106,20 +1106,9 @@ impl Completer for Controlled<'_> {
     }
 }
 
-/// The provider's configuration from the page's fields.
+/// The provider's configuration from the page's fields (a typed value).
 fn provider_config(provider: &crate::protocol::ProviderSettings) -> Result<Option<llm::ProviderConfig>, String> {
-    use crate::protocol::ProviderSettings as P;
-    let choice = match provider {
-        P::Demo => return Ok(None),
-        P::OpenRouter { .. } => llm::ProviderChoice::OpenRouter,
-        P::CloudflareGateway { .. } => llm::ProviderChoice::CloudflareGateway,
-        P::OpenaiCompatible { base_url, .. } => {
-            llm::ProviderChoice::OpenAiCompatible { base_url: base_url.trim().to_owned() }
-        }
-    };
-    let fields = provider.clone();
-    let (config, _reason) = llm::resolve_provider(&choice, &move |name| fields.env(name)).map_err(|e| e.to_string())?;
-    Ok(Some(config))
+    provider.config()
 }
 
 async fn fetch_prices(provider: &crate::protocol::ProviderSettings, model: &str) -> FromWorker {

@@ -79,11 +79,18 @@ fn provider_settings_say_what_is_missing_and_feed_the_resolver() {
     assert_eq!(ProviderSettings::OpenRouter { key: "  ".into() }.missing().as_deref(), Some("an OpenRouter API key"));
     let cf = ProviderSettings::CloudflareGateway { token: "t".into(), account: "".into(), gateway: "".into() };
     assert_eq!(cf.missing().as_deref(), Some("Cloudflare AI Gateway needs an account id, a gateway id"));
-    assert_eq!(cf.env("CLOUDFLARE_API_TOKEN").as_deref(), Some("t"));
-    assert_eq!(cf.env("CLOUDFLARE_ACCOUNT_ID"), None);
+    assert!(cf.config().unwrap_err().contains("an account id"));
     let oa = ProviderSettings::OpenaiCompatible { base_url: "ftp://x".into(), key: String::new() };
     assert!(oa.missing().unwrap().contains("http://"));
-    assert_eq!(oa.env("OPENAI_API_KEY"), None);
+    // Typed configurations, no environment in between.
+    let oa = ProviderSettings::OpenaiCompatible { base_url: " http://127.0.0.1:8080/v1 ".into(), key: " ".into() };
+    let c = oa.config().unwrap().unwrap();
+    assert_eq!(c.name(), "openai-compatible");
+    assert!(c.headers().iter().all(|(k, _)| k != "authorization"), "no key: none is sent");
+    let or = ProviderSettings::OpenRouter { key: " sk-or-secret ".into() };
+    let c = or.config().unwrap().unwrap();
+    assert!(!format!("{c:?}").contains("sk-or-secret"), "redacted");
+    assert_eq!(ProviderSettings::Demo.config(), Ok(None));
 }
 
 #[test]
