@@ -1337,6 +1337,7 @@ pub(crate) mod json {
 /// Deterministic synthetic side-cars with realistic sizes, for tests and
 /// benchmarks (not part of the API).
 #[doc(hidden)]
+#[cfg(feature = "synth")]
 pub mod synth {
     use super::{record_order, Sidecar};
     use crate::blocks::*;

@@ -12,6 +12,7 @@
 //!   one array, forward / reverse / containment adjacency.
 //! * [`order`] is the one string order of the product (UTF-16 code units).
 
+#[cfg(feature = "builder")]
 pub mod builder;
 pub mod census;
 pub mod error;
