@@ -854,7 +854,7 @@ impl Gen {
         shuffle(&mut self.rng, &mut ranks);
         self.pkg_rank = ranks;
 
-        // Parentless stubs invented inside corpus packages (§12.2).
+        // Parentless stubs invented inside corpus packages.
         for k in 0..parentless {
             let p = self.rng.below(self.pkgs.len());
             let path = self.pkgs[p].path.clone();

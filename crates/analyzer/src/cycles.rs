@@ -1,5 +1,5 @@
-//! The cycle report (`analyzer.md` §10) and the weighted minimum feedback
-//! set (§10.1, Eades–Lin–Smyth + a minimality pass). Iterative throughout.
+//! The cycle report and the weighted minimum feedback set (Eades–Lin–Smyth +
+//! a minimality pass). Iterative throughout.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -164,7 +164,7 @@ pub fn self_loop_edges(folded: &FoldedGraph) -> Vec<CycleEdge> {
     folded.edges.iter().filter(|e| e.self_loop).map(CycleEdge::of).collect()
 }
 
-/// `feedbackArcSet(edges)` (§10.1): a minimal weighted feedback set of the
+/// `feedbackArcSet(edges)`: a minimal weighted feedback set of the
 /// non-self-loop edges, sorted by (from, to). Removing it leaves a DAG;
 /// re-adding any single member restores a cycle.
 pub fn feedback_arc_set(edges: &[CycleEdge]) -> Vec<CycleEdge> {

@@ -1,6 +1,6 @@
-//! The domain-facts dossier (`analyzer.md` §5), artifact kind
-//! `codegraph.domainFacts/1`: a per-type fact sheet that interprets nothing
-//! apart from the opt-in framework layer ([`crate::framework`]).
+//! The domain-facts dossier, artifact kind `codegraph.domainFacts/1`: a
+//! per-type fact sheet that interprets nothing apart from the opt-in framework
+//! layer ([`crate::framework`]).
 //!
 //! Field order of every struct is the serialized key order; optional fields
 //! are omitted when absent. [`DomainFacts::to_json_string`] writes the
@@ -22,7 +22,7 @@ pub const DOMAIN_FACTS_KIND: &str = "codegraph.domainFacts/1";
 /// `generatedBy` of the artifact.
 pub const GENERATED_BY: &str = "@codegraph/analyzer";
 
-/// One written annotation on one entity (§5.6).
+/// One written annotation on one entity.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AnnotationFact {
     /// The annotation type (normally a stub).
@@ -37,7 +37,7 @@ pub struct AnnotationFact {
     pub anchor: SourceAnchor,
 }
 
-/// One outgoing call of an operation (§5.5).
+/// One outgoing call of an operation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationFact {
@@ -56,7 +56,7 @@ pub struct InvocationFact {
     pub anchor: SourceAnchor,
 }
 
-/// One field read or write (§5.5).
+/// One field read or write.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AccessFact {
@@ -76,7 +76,7 @@ pub struct AccessFact {
     pub anchor: SourceAnchor,
 }
 
-/// One written `throw` site (§5.5).
+/// One written `throw` site.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ThrowFact {
     pub to: Id,
@@ -110,7 +110,7 @@ impl Serialize for Relation {
     }
 }
 
-/// A supertype of a type (§5.3).
+/// A supertype of a type.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SupertypeFact {
     pub to: Id,
@@ -123,7 +123,7 @@ pub struct SupertypeFact {
     pub provenance: Provenance,
 }
 
-/// A structural child of a type (§5.4).
+/// A structural child of a type.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FieldFact {
@@ -147,7 +147,7 @@ pub struct FieldFact {
     pub anchor: Option<SourceAnchor>,
 }
 
-/// An invocable child of a type with the facts of its body (§5.5).
+/// An invocable child of a type with the facts of its body.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OperationFact {
@@ -173,7 +173,7 @@ pub struct OperationFact {
     pub throws: Vec<ThrowFact>,
 }
 
-/// The per-type fact sheet (§5.3).
+/// The per-type fact sheet.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeDossier {
@@ -200,7 +200,7 @@ pub struct TypeDossier {
     pub injection_points: Vec<InjectionPoint>,
 }
 
-/// One import of a module (§5.7).
+/// One import of a module.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModuleImportFact {
     pub to: Id,
@@ -211,7 +211,7 @@ pub struct ModuleImportFact {
     pub external: bool,
 }
 
-/// A corpus module (§5.7).
+/// A corpus module.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModuleFact {
     pub id: Id,
@@ -223,7 +223,7 @@ pub struct ModuleFact {
     pub imports: Vec<ModuleImportFact>,
 }
 
-/// Counts (§5.8).
+/// Counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DomainFactsDiagnostics {
@@ -236,7 +236,7 @@ pub struct DomainFactsDiagnostics {
     pub wiring: Option<WiringDiagnostics>,
 }
 
-/// The artifact (§5.1).
+/// The artifact.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DomainFacts {
@@ -499,7 +499,7 @@ impl<'m> Builder<'_, 'm> {
     }
 }
 
-/// `buildDomainFacts(graph, {view, framework})` (§5). Pure.
+/// `buildDomainFacts(graph, {view, framework})`. Pure.
 pub fn build_domain_facts(graph: &CodeGraph<'_>, view: &View, framework: Option<Framework>) -> DomainFacts {
     let wiring = framework.map(|f| derive_framework_wiring(graph, f.profile()));
     let mut stereotype_of = HashMap::new();

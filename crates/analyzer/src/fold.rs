@@ -1,5 +1,6 @@
-//! Folding (`analyzer.md` §4) and the graph queries built on it: the type
-//! dependency graph (§6), the module import graph (§7) and coupling (§8).
+//! Folding and the graph queries built on it: the type dependency graph, the
+//! module import graph and coupling (which of their edges the insights walk
+//! takes: `docs/formats/units-and-walk.md` §3).
 //!
 //! The containment walk itself (`containingType` / `containingModule`) lives
 //! on [`CodeGraph`] ([`CodeGraph::containing_type`],
@@ -220,7 +221,7 @@ impl FoldedGraph {
     }
 }
 
-/// `foldGraph` (`analyzer.md` §4.1).
+/// `foldGraph`.
 pub fn fold_graph(graph: &CodeGraph<'_>, options: &FoldOptions<'_>) -> FoldedGraph {
     let FoldOptions { level, view, edge_kinds, drop_self_loops } = *options;
     let n = graph.len();
@@ -314,7 +315,7 @@ pub fn fold_graph(graph: &CodeGraph<'_>, options: &FoldOptions<'_>) -> FoldedGra
     }
 }
 
-/// `typeDependencyGraph(graph, view)` (§6): every edge kind folded to
+/// `typeDependencyGraph(graph, view)`: every edge kind folded to
 /// containing types, self-loops kept and flagged.
 pub fn type_dependency_graph(graph: &CodeGraph<'_>, view: &View) -> FoldedGraph {
     fold_graph(graph, &FoldOptions::new(Level::Type, view))
@@ -328,7 +329,7 @@ pub enum EndpointRole {
     To,
 }
 
-/// An import endpoint that is not a module (§7).
+/// An import endpoint that is not a module.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NonModuleEndpoint {
@@ -350,7 +351,7 @@ pub struct ImportDiagnostics {
     pub non_module_endpoints: Vec<NonModuleEndpoint>,
 }
 
-/// The module import graph (§7): a module-level fold of `import` edges plus diagnostics.
+/// The module import graph: a module-level fold of `import` edges plus diagnostics.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportGraph {
@@ -366,7 +367,7 @@ impl std::ops::Deref for ImportGraph {
     }
 }
 
-/// `importGraph(graph, view)` (§7). The node set is every module with members
+/// `importGraph(graph, view)`. The node set is every module with members
 /// (open point 1: as `foldGraph` produces it), not only modules touched by
 /// imports; self-loops are kept.
 pub fn import_graph(graph: &CodeGraph<'_>, view: &View) -> ImportGraph {
@@ -396,7 +397,7 @@ pub fn import_graph(graph: &CodeGraph<'_>, view: &View) -> ImportGraph {
     ImportGraph { graph: folded, import_diagnostics: diagnostics }
 }
 
-/// One coupling row (§8).
+/// One coupling row.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CouplingRow {

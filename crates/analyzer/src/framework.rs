@@ -1,5 +1,5 @@
-//! The opt-in framework layer (`analyzer.md` §5.9): stereotypes, entry
-//! points and injection points from annotation uses, matched by
+//! The opt-in framework layer: stereotypes, entry points and injection points
+//! from annotation uses, matched by
 //! `(name of containingModule(annotation), annotation name)` — never by
 //! parsing an id. Only Spring is profiled.
 

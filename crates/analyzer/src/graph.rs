@@ -1,7 +1,7 @@
-//! The indexed graph (`analyzer.md` §1): rendered ids computed once, the
-//! id → surrogate lookup, the UTF-16 id order, sorted children and the derived
-//! inverse sets. Everything inside works on `u32` surrogates; ids are handed
-//! out as shared [`Id`] strings.
+//! The indexed graph: rendered ids computed once, the id → surrogate lookup,
+//! the UTF-16 id order, sorted children and the derived inverse sets.
+//! Everything inside works on `u32` surrogates; ids are handed out as shared
+//! [`Id`] strings.
 
 use std::cmp::Ordering;
 
@@ -74,7 +74,7 @@ impl Csr {
     }
 }
 
-/// The derived inverse sets of §1, one per edge kind.
+/// The derived inverse sets, one per edge kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Inverse {
     /// `callersOf` (invocation).
@@ -102,7 +102,7 @@ impl Inverse {
     }
 }
 
-/// The indexed graph over one [`Model`] (`analyzer.md` §1).
+/// The indexed graph over one [`Model`].
 ///
 /// Entities are addressed by their surrogate (`u32`, the model's entity
 /// index); [`CodeGraph::id`] renders one, [`CodeGraph::index_of`] looks one up.
@@ -343,7 +343,7 @@ impl<'m> CodeGraph<'m> {
     pub fn importers_of(&self, i: u32) -> &[u32] {
         self.inverse(Inverse::Importers, i)
     }
-    /// `isStub(i)` = `isStubEntity` (`model-format.md` §12).
+    /// `isStub(i)` = `isStubEntity` (`docs/formats/model.md` §3.3).
     pub fn is_stub(&self, i: u32) -> bool {
         self.model.entity(i).is_stub()
     }
@@ -368,7 +368,7 @@ impl<'m> CodeGraph<'m> {
     }
 }
 
-/// A folding level (`analyzer.md` §4).
+/// A folding level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {

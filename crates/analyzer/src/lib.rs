@@ -1,29 +1,30 @@
-//! Analyzer facts over a [`model::Model`] (`analyzer.md`), pure: no I/O, no
-//! clock; compiles for wasm32.
+//! Analyzer facts over a [`model::Model`], pure: no I/O, no clock; compiles
+//! for wasm32. No document in `docs/formats` describes the analyzer: this
+//! crate and its tests are the reference (`docs/formats/units-and-walk.md`
+//! §1–§2 says which facts become insight units).
 //!
 //! What lives where:
 //!
-//! * [`graph`] — [`CodeGraph`], the indexed graph (§1): rendered ids computed
+//! * [`graph`] — [`CodeGraph`], the indexed graph: rendered ids computed
 //!   once, id ↔ surrogate lookup, the UTF-16 id order ([`CodeGraph::sorted`],
 //!   [`CodeGraph::rank`]), sorted `childrenOf`, outgoing / incoming, the
 //!   derived inverse sets (`callersOf`, `accessorsOf`, `subtypesOf`,
-//!   `implementersOf`, `importersOf`) and the folder (§4:
-//!   [`CodeGraph::containing_type`], [`CodeGraph::containing_module`],
+//!   `implementersOf`, `importersOf`) and the folder
+//!   ([`CodeGraph::containing_type`], [`CodeGraph::containing_module`],
 //!   iterative and computed once). Entities are `u32` surrogates inside;
 //!   every result keyed by ids carries shared rendered id strings ([`Id`]).
-//! * [`view`] — [`View`] (§2): `all`, `internalOnly`, `declaredOnly`,
+//! * [`view`] — [`View`]: `all`, `internalOnly`, `declaredOnly`,
 //!   `provenanceOnly`, `compose`, with the descriptor `{name, filters}`.
-//! * [`fold`] — `foldGraph` (§4.1) → [`FoldedGraph`], the type dependency
-//!   graph (§6), the module import graph with `importDiagnostics` (§7) and
-//!   coupling (§8).
-//! * [`facts`] — the domain-facts dossier (§5), `codegraph.domainFacts/1`,
+//! * [`fold`] — `foldGraph` → [`FoldedGraph`], the type dependency graph,
+//!   the module import graph with `importDiagnostics` and coupling.
+//! * [`facts`] — the domain-facts dossier, `codegraph.domainFacts/1`,
 //!   with [`DomainFacts::to_json_string`] writing the artifact byte-exactly.
-//! * [`framework`] — the opt-in Spring layer (§5.9): roles, stereotypes,
+//! * [`framework`] — the opt-in Spring layer: roles, stereotypes,
 //!   entry points, injection points and their candidates.
-//! * [`scc`] — iterative Tarjan and `condense` (§9) over index graphs, plus
+//! * [`scc`] — iterative Tarjan and `condense` over index graphs, plus
 //!   [`scc::condense_ids`] over string ids.
-//! * [`cycles`] — the cycle report (§10) and the weighted Eades–Lin–Smyth
-//!   feedback arc set with its minimality pass (§10.1).
+//! * [`cycles`] — the cycle report and the weighted Eades–Lin–Smyth
+//!   feedback arc set with its minimality pass.
 //! * [`json`] — anchors, metrics in JavaScript number form, Literals with
 //!   rendered ids.
 //!

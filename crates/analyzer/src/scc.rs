@@ -1,5 +1,5 @@
-//! Iterative Tarjan SCC and condensation (`analyzer.md` §9), shared by the
-//! cycle report and the insights walk.
+//! Iterative Tarjan SCC and condensation, shared by the cycle report and the
+//! insights walk (as the walk uses it: `docs/formats/units-and-walk.md` §4).
 //!
 //! Nodes are indexes `0..n`; the caller numbers them in sorted id order, so
 //! roots are taken in that order and the DFS is deterministic. Successor
@@ -66,7 +66,7 @@ impl Successors for Adjacency {
 
 const UNVISITED: u32 = u32::MAX;
 
-/// Tarjan's SCC, iteratively (§9 steps 1–4). Roots in index order; returns
+/// Tarjan's SCC, iteratively. Roots in index order; returns
 /// the raw components in completion order, members in pop order.
 pub fn tarjan<G: Successors + ?Sized>(graph: &G) -> Vec<Vec<u32>> {
     let n = graph.node_count();
@@ -130,8 +130,8 @@ pub fn tarjan<G: Successors + ?Sized>(graph: &G) -> Vec<Vec<u32>> {
     components
 }
 
-/// A condensation (§9): sorted components, the component of every node and
-/// the condensed successors.
+/// A condensation (`docs/formats/units-and-walk.md` §4): sorted components, the
+/// component of every node and the condensed successors.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Condensation {
     /// Components, each with sorted members; sorted by `compareComponents`

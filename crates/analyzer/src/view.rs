@@ -1,5 +1,6 @@
-//! Views (`analyzer.md` §2): an entity predicate, an edge predicate and the
-//! descriptor `{name, filters}` every result carries.
+//! Views: an entity predicate, an edge predicate and the descriptor
+//! `{name, filters}` every result carries (as the side-car header writes it:
+//! `docs/formats/sidecar.md` §2).
 //!
 //! A view is plain data (flags and a provenance mask), so it is `Copy`-cheap
 //! to clone, `Send`, and composes by conjunction.

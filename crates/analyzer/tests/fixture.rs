@@ -1,5 +1,7 @@
-//! Golden values of `analyzer.md` §5.7, §5.8, §6, §7, §10.2 and §12 on the
-//! upstream Java fixture (16 files / 179 entities / 188 edges).
+//! Golden values of the analyzer (dossier counts and module imports, the type
+//! dependency and import graphs, the cycle reports, view descriptors) on the
+//! upstream Java fixture (16 files / 179 entities / 188 edges). These tests
+//! are the reference; `docs/formats` does not describe the analyzer.
 
 use std::io::BufReader;
 
@@ -65,7 +67,7 @@ fn dossier_counts_and_diagnostics() {
     assert_eq!((kinds("constructor"), kinds("method"), kinds("lambda")), (17, 40, 1));
     let lambda_owner = facts.types.iter().find(|t| t.operations.iter().any(|o| &*o.kind == "lambda")).unwrap();
     assert_eq!(&*lambda_owner.id, t("Notifications"));
-    // §11 / §12: 57 operation units (non-lambda operations).
+    // 57 operation units (non-lambda operations; `docs/formats/units-and-walk.md` §2, §7).
     assert_eq!(facts.types.iter().flat_map(|t| &t.operations).filter(|o| &*o.kind != "lambda").count(), 57);
     // No framework: no stereotype, entryPoint false, injectionPoints [].
     assert!(facts.types.iter().all(|t| t.stereotype.is_none() && t.injection_points.is_empty()));

@@ -1,5 +1,5 @@
-//! Tarjan / condense (`analyzer.md` §9): huge chains and rings without
-//! recursion, and a property test against a naive reference SCC.
+//! Tarjan / condense (`docs/formats/units-and-walk.md` §4): huge chains and
+//! rings without recursion, and a property test against a naive reference SCC.
 
 use analyzer::scc::{condense, condense_ids, tarjan, Adjacency, Condensation};
 use proptest::prelude::*;

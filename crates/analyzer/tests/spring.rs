@@ -1,4 +1,4 @@
-//! The opt-in Spring layer (`analyzer.md` §5.9) on a hand-written model:
+//! The opt-in Spring layer on a hand-written model:
 //! stereotypes, an entry point, a `@Primary`-narrowed sole-constructor
 //! injection and an unimplemented `@Autowired` field.
 

@@ -1,4 +1,4 @@
-//! Explore: a question in, a compact map out (issue 7; spec `explore.md`).
+//! Explore: a question in, a compact map out (issue 7; outputs: `docs/formats/cli.md` §5).
 //!
 //! The map lists the symbols that matter with `file:line` and signatures,
 //! the call path among them, where interface dispatch leaves the static

@@ -1,5 +1,5 @@
 //! Side-car encode/decode timings on a synthetic BroadleafCommerce-sized file
-//! (28,206 records, about 47.5 MB; insights.md §19).
+//! (28,206 records, about 47.5 MB; figures in docs/benchmarks.md).
 //!
 //! `cargo run --release -p insights --example sidecar_timing [N_RECORDS]`
 

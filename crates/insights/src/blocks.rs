@@ -1,4 +1,4 @@
-//! The structured blocks an LLM returns (insights.md §8.2–§8.5): one per
+//! The structured blocks an LLM returns (docs/formats/blocks.md §1–§5): one per
 //! level, plus the cycle response that carries one block per member.
 //!
 //! Field order is the spec's property order, which is also the schema order
@@ -71,7 +71,7 @@ pub struct SpiUse {
     pub capability: String,
 }
 
-/// The explanation of one operation (§8.2).
+/// The explanation of one operation (§2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OperationBlock {
@@ -149,7 +149,7 @@ pub struct PortRef {
     pub role: InterfaceRole,
 }
 
-/// The explanation of one type (§8.3).
+/// The explanation of one type (§3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeBlock {
@@ -208,7 +208,7 @@ pub struct Term {
     pub definition: String,
 }
 
-/// The explanation of one module (§8.4).
+/// The explanation of one module (§4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ModuleBlock {
@@ -227,7 +227,7 @@ pub struct ModuleBlock {
     pub confidence: f64,
 }
 
-/// One entry of a cycle response (§8.5).
+/// One entry of a cycle response (§5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CycleEntry<B> {
@@ -296,7 +296,7 @@ impl Block {
         }
     }
 
-    /// Applies [`clamp_confidence`] to the block's confidence (§8.8).
+    /// Applies [`clamp_confidence`] to the block's confidence (§7).
     pub fn clamp_confidence(&mut self) {
         let c = self.confidence_mut();
         *c = clamp_confidence(*c);
@@ -308,7 +308,7 @@ impl Block {
     }
 }
 
-/// `clampConfidence` (§8.8): a finite value is clamped into `[0, 1]`; NaN and
+/// `clampConfidence` (§7): a finite value is clamped into `[0, 1]`; NaN and
 /// ±∞ become 0.
 pub fn clamp_confidence(c: f64) -> f64 {
     if c.is_finite() {

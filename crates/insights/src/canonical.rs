@@ -1,5 +1,5 @@
-//! Canonical JSON and digests (insights.md §10.1): the bytes fingerprints and
-//! facts digests hash.
+//! Canonical JSON and digests (docs/formats/fingerprints.md §1): the bytes
+//! fingerprints and facts digests hash.
 //!
 //! `canonical_json(v)` is what JavaScript's
 //! `JSON.stringify(sortKeysDeep(v))` prints: object keys sorted by UTF-16 code

@@ -1,4 +1,4 @@
-//! The model-call port (`llm-providers.md` §2): the engine asks a
+//! The model-call port (`docs/formats/prompts.md` §10): the engine asks a
 //! [`Completer`] for one structured completion and reads errors
 //! structurally. Providers (HTTP, the offline demo, test doubles) implement
 //! it outside this crate.

@@ -1,5 +1,6 @@
-//! Estimate rules (insights.md §11.2): prompt tokens from text length,
-//! completion tokens per block, and cost from prices per million tokens.
+//! Estimate rules (docs/formats/units-and-walk.md §7, docs/formats/cli.md
+//! §3.3): prompt tokens from text length, completion tokens per block, and
+//! cost from prices per million tokens.
 
 use crate::vocab::Level;
 

@@ -1,5 +1,6 @@
-//! The unit fingerprint (insights.md §10.2): a SHA-256 over the canonical
-//! JSON of what a unit's explanation depends on, plus `promptVersion`.
+//! The unit fingerprint (docs/formats/fingerprints.md §3): a SHA-256 over the
+//! canonical JSON of what a unit's explanation depends on, plus
+//! `promptVersion`.
 //!
 //! Hashed: member ids, shown sources, comments, signatures, the facts digest,
 //! the dependencies' (plan-time) fingerprints, the missing dependencies, the
@@ -20,13 +21,13 @@ pub struct FingerprintInputs {
     pub dependency_fingerprints: Vec<String>,
     /// The `--depth` value.
     pub depth: u32,
-    /// `digestOf(factsProjection)` (§4.5).
+    /// `digestOf(factsProjection)` (§2).
     pub facts_digest: String,
     /// The unit's level.
     pub level: Level,
     /// The unit's member ids; sorted (UTF-16) when hashed.
     pub members: Vec<String>,
-    /// Ids of dependency units without a record (§10.3); sorted (UTF-16)
+    /// Ids of dependency units without a record (§4); sorted (UTF-16)
     /// when hashed.
     pub missing_dependencies: Vec<String>,
     /// Model slug: the leaf model for operations, the roll-up model otherwise.

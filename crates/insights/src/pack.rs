@@ -1,6 +1,7 @@
-//! Context packs (insights.md §4): everything one unit's prompt shows, and
-//! the fingerprint inputs collected on the way. Packs are plain data built
-//! from the analyzer's facts (see `units.rs`); rendering them is `prompt.rs`.
+//! Context packs (docs/formats/prompts.md §1): everything one unit's prompt
+//! shows, and the fingerprint inputs collected on the way. Packs are plain data
+//! built from the analyzer's facts (see `units.rs`); rendering them is
+//! `prompt.rs`.
 
 use crate::canonical::{sha256_hex, write_array, write_number_map, write_object};
 use crate::slice::Slice;
@@ -131,14 +132,14 @@ pub struct ContextPack {
     pub comments: Vec<String>,
     /// Per member: the signature, or "".
     pub signatures: Vec<String>,
-    /// `digestOf` of the facts projection (§4.5).
+    /// `digestOf` of the facts projection (docs/formats/fingerprints.md §2).
     pub facts_digest: String,
 }
 
 impl MemberPack {
-    /// Appends the member's facts projection (§4.5) as canonical JSON: no
-    /// source, comments or explanation text; absent optionals omitted as
-    /// JavaScript omits `undefined`.
+    /// Appends the member's facts projection (docs/formats/fingerprints.md §2)
+    /// as canonical JSON: no source, comments or explanation text; absent
+    /// optionals omitted as JavaScript omits `undefined`.
     pub fn write_facts_projection(&self, out: &mut String) {
         write_object(out, |m| {
             m.objects("accesses", &self.accesses, |f, a| {
@@ -198,8 +199,8 @@ impl MemberPack {
     }
 }
 
-/// `digestOf(factsProjection)` of a unit's members (§4.5): the projections
-/// as one array.
+/// `digestOf(factsProjection)` of a unit's members
+/// (docs/formats/fingerprints.md §2): the projections as one array.
 pub fn facts_digest(members: &[MemberPack]) -> String {
     let mut out = String::new();
     write_array(&mut out, members, |out, m| m.write_facts_projection(out));
@@ -212,8 +213,9 @@ mod tests {
     use crate::canonical::digest_of;
     use serde_json::{json, Map, Value};
 
-    /// The projection as §4.5 states it, through `serde_json::Value` (the
-    /// reference the streaming writer is checked against).
+    /// The projection as docs/formats/fingerprints.md §2 states it, through
+    /// `serde_json::Value` (the reference the streaming writer is checked
+    /// against).
     fn reference_projection(p: &MemberPack) -> Value {
         fn put(map: &mut Map<String, Value>, key: &str, v: Option<Value>) {
             if let Some(v) = v {

@@ -1,6 +1,6 @@
-//! The plan (insights.md §11): what a run would do with every unit, in walk
-//! order — its status, the calls it needs, its fingerprint and the tokens
-//! it is expected to cost.
+//! The plan (docs/formats/units-and-walk.md §7): what a run would do with every
+//! unit, in walk order — its status, the calls it needs, its fingerprint and
+//! the tokens it is expected to cost.
 
 use crate::vocab::{Level, TemplateKind};
 use hashbrown::HashMap;
@@ -123,8 +123,8 @@ impl RunPlan {
     }
 }
 
-/// The fingerprint of `unit` (§10.2) from its pack and the plan-time
-/// fingerprints of its dependency units (`""` when unknown).
+/// The fingerprint of `unit` (docs/formats/fingerprints.md §3) from its pack
+/// and the plan-time fingerprints of its dependency units (`""` when unknown).
 pub fn unit_fingerprint(
     unit: &crate::walk::Unit,
     pack: &crate::pack::ContextPack,
@@ -201,9 +201,10 @@ impl PlanPhase {
     }
 }
 
-/// `planRun` (§11.1): every unit in walk order gets a status, a fingerprint
-/// and its estimated calls and tokens. Prompts are measured only for units
-/// that would be sent, and only counted (their text is never built).
+/// `planRun` (docs/formats/units-and-walk.md §7): every unit in walk order gets
+/// a status, a fingerprint and its estimated calls and tokens. Prompts are
+/// measured only for units that would be sent, and only counted (their text is
+/// never built).
 pub fn plan_run(
     corpus: &crate::units::Corpus,
     slicer: &crate::slice::SourceSlicer,

@@ -1,7 +1,8 @@
-//! Prompts (insights.md §7): one system message per level and shape, one
-//! user message per unit (or per chunk of a large cycle). Rendering is
-//! deterministic: the same pack gives the same bytes. Everything that comes
-//! from the corpus is inside a four-backtick fence that it cannot close.
+//! Prompts (docs/formats/prompts.md §2–§5, §7–§9): one system message per level
+//! and shape, one user message per unit (or per chunk of a large cycle).
+//! Rendering is deterministic: the same pack gives the same bytes. Everything
+//! that comes from the corpus is inside a four-backtick fence that it cannot
+//! close.
 //!
 //! The wording here is ours; only the section labels that are part of the
 //! format (`## What the dependencies do`, `NOT EXPLAINED`, …) are fixed.
@@ -286,7 +287,7 @@ fn facts_line<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
     out.write_char('\n')
 }
 
-/// The lines every member shows, signatures-only or not (§7.4 items 1–4).
+/// The lines every member shows, signatures-only or not (§5 items 1–4).
 fn member_head<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
     header_line(m, out)?;
     if let Some(sig) = &m.signature {
@@ -302,7 +303,7 @@ fn member_head<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
     facts_line(m, out)
 }
 
-/// A fully shown member (§7.4).
+/// A fully shown member (§5).
 fn member_section<W: Write>(m: &MemberPack, out: &mut W) -> fmt::Result {
     member_head(m, out)?;
     if !m.comments.is_empty() {
@@ -574,7 +575,7 @@ impl Iterator for Prompts<'_> {
 
 impl ExactSizeIterator for Prompts<'_> {}
 
-/// The re-ask after an invalid answer (§7.6).
+/// The re-ask after an invalid answer (§8).
 pub fn repair_message(user: &str, validation_text: &str) -> String {
     format!(
         "{user}\n## Your previous answer was not valid\n{validation_text}\nSend the corrected JSON document again, and nothing else.\n"

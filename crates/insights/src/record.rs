@@ -1,7 +1,7 @@
 //! Records: what an explained unit member leaves behind, what a failed unit
-//! is owed, and the side-car's header and trailer (insights.md §13.2,
-//! §13.4, §15.2–§15.5). Field order is wire key order; absent optional keys
-//! are omitted (never `null`).
+//! is owed, and the side-car's header and trailer (docs/formats/sidecar.md
+//! §2; docs/formats/units-and-walk.md §8). Field order is wire key order;
+//! absent optional keys are omitted (never `null`).
 
 use crate::blocks::Block;
 use crate::vocab::{FailureKind, Level, Origin};

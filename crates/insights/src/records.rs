@@ -1,6 +1,7 @@
-//! What is already explained (insights.md §14): the plan asks a record
-//! source only for fingerprints; a prompt quotes only a description and a
-//! concept label. Blocks are never read to plan.
+//! What is already explained (docs/formats/prompts.md §1,
+//! docs/formats/blocks.md §8, docs/formats/store.md §7): the plan asks a
+//! record source only for fingerprints; a prompt quotes only a description
+//! and a concept label. Blocks are never read to plan.
 
 use crate::blocks::Block;
 use crate::record::InsightRecord;
@@ -11,7 +12,7 @@ use hashbrown::HashMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordSummary {
     pub description: String,
-    /// The concept label (§14.3), if any.
+    /// The concept label (docs/formats/blocks.md §8), if any.
     pub concept: Option<String>,
 }
 
@@ -22,10 +23,11 @@ impl RecordSummary {
     }
 }
 
-/// The concept label (§14.3), one rule for prompts, the store and readers:
-/// `owned by <owner>` for an operation (none when the owner is unknown), the
-/// concept of a type, `context: <hint>` for a module with a bounded-context hint.
-/// Takes the block's parts so a store can apply it without decoding a block.
+/// The concept label (docs/formats/blocks.md §8), one rule for prompts, the store
+/// and readers: `owned by <owner>` for an operation (none when the owner is
+/// unknown), the concept of a type, `context: <hint>` for a module with a
+/// bounded-context hint. Takes the block's parts so a store can apply it without
+/// decoding a block.
 pub fn concept_label_of(
     level: Level,
     owner: Option<&str>,

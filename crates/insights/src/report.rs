@@ -1,5 +1,5 @@
-//! What `explain --dry-run` and `--estimate` print (cli-and-navigator.md
-//! §2.5.1, §2.5.3), text and JSON. The CLI prints these; the page shows the
+//! What `explain --dry-run` and `--estimate` print (docs/formats/cli.md
+//! §3.2, §3.3), text and JSON. The CLI prints these; the page shows the
 //! same figures from the same plan.
 
 use crate::estimate::cost;

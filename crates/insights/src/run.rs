@@ -1,5 +1,5 @@
-//! The run loop (insights.md §13): layers in walk order, up to
-//! `concurrency` calls in flight within a layer, every finished unit handed
+//! The run loop (docs/formats/units-and-walk.md §8): layers in walk order, up
+//! to `concurrency` calls in flight within a layer, every finished unit handed
 //! to the record book at once (one store transaction), failures recorded
 //! the moment they happen, fatal provider statuses stopping new calls.
 //!
@@ -119,7 +119,7 @@ impl StepEvent {
     }
 }
 
-/// Counts of a run (§13.10): `llm` counts records, `template`, `failed`
+/// Counts of a run (§8): `llm` counts records, `template`, `failed`
 /// and `skipped` count units, `reused` counts members.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunCounts {
@@ -278,7 +278,8 @@ async fn ask(
     let mut repaired = false;
     loop {
         // A call the provider refused (an HTTP error, no answer) is not a
-        // call: only answers count (insights.md §13.4: a 402 has `calls: 0`).
+        // call: only answers count (docs/formats/units-and-walk.md §8: a 402
+        // has `calls: 0`).
         let completion = completer
             .complete(req.clone())
             .await
@@ -332,7 +333,7 @@ fn record_envelope(corpus: &Corpus, id: &str, level: Level) -> (String, Option<S
     }
 }
 
-/// Runs `plan` (§13): returns when every layer has settled.
+/// Runs `plan` (§8): returns when every layer has settled.
 pub async fn run(
     corpus: &Corpus<'_>,
     plan: &RunPlan,

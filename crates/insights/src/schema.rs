@@ -1,5 +1,5 @@
-//! The strict-mode JSON Schema sent to the provider (insights.md §8.7),
-//! generated from the block types of [`crate::blocks`] with `schemars` and
+//! The strict-mode JSON Schema sent to the provider (docs/formats/blocks.md
+//! §6), generated from the block types of [`crate::blocks`] with `schemars` and
 //! then *strictified* into a [`StrictSchema`].
 //!
 //! Strictifying keeps only what strict structured output understands and
@@ -313,7 +313,7 @@ pub fn cycle_shape(level: Level) -> StrictSchema {
     }
 }
 
-/// The cycle schema sent for shape `scc` (§8.7), with each entry's `id`
+/// The cycle schema sent for shape `scc` (§6), with each entry's `id`
 /// restricted to `{"type":"string","enum":[<ids asked for>]}` (duplicates
 /// dropped, first occurrence kept) so that the model cannot answer for a unit
 /// it was not asked about.

@@ -9,9 +9,10 @@ use crate::run::RunResult;
 use crate::units::Corpus;
 use crate::vocab::{INSIGHTS_GENERATOR, INSIGHTS_METAMODEL, PROMPT_VERSION};
 
-/// The header of a run over `corpus` (§15.2). `provider` is the provider's
-/// configured name (`openrouter`, `cloudflare/…`); only its first segment is
-/// kept. `model_path` is the model as the user named it (a path or a file name).
+/// The header of a run over `corpus` (docs/formats/sidecar.md §2). `provider` is
+/// the provider's configured name (`openrouter`, `cloudflare/…`); only its first
+/// segment is kept. `model_path` is the model as the user named it (a path or a
+/// file name).
 pub fn header(corpus: &Corpus<'_>, options: &PlanOptions, provider: Option<&str>, model_path: &str) -> SidecarHeader {
     let view = corpus.view.descriptor();
     SidecarHeader {
@@ -29,7 +30,8 @@ pub fn header(corpus: &Corpus<'_>, options: &PlanOptions, provider: Option<&str>
     }
 }
 
-/// The natural key of an entity id of the corpus, for its record (§13.2).
+/// The natural key of an entity id of the corpus, for its record (`key`,
+/// docs/formats/sidecar.md §2).
 pub fn natural_key(corpus: &Corpus<'_>, id: &str) -> Option<NaturalKey> {
     let i = corpus.graph.index_of(id)?;
     let m = corpus.graph.model();
@@ -42,7 +44,8 @@ pub fn natural_key(corpus: &Corpus<'_>, id: &str) -> Option<NaturalKey> {
     })
 }
 
-/// The trailer of a finished run (§15.5): `records` is what the store holds now.
+/// The trailer of a finished run (docs/formats/sidecar.md §2): `records` is what
+/// the store holds now.
 pub fn trailer(result: &RunResult, records: u64, generated_at: String) -> Trailer {
     let c = &result.counts;
     Trailer {

@@ -1,5 +1,6 @@
-//! The side-car `<model>.insights.jsonl` (insights.md §15): the interchange
-//! file with the codegraph CLI, which must round-trip byte for byte.
+//! The side-car `<model>.insights.jsonl` (docs/formats/sidecar.md): the
+//! interchange file with the codegraph CLI, which must round-trip byte for
+//! byte.
 //!
 //! Layout: `header → i* → f* → eof?`, one JSON object per line, lines joined
 //! by `\n`, the file ending with `\n`. Records and failures are sorted by
@@ -425,7 +426,8 @@ pub enum SidecarError {
     DuplicateId { name: String, line: usize, first_line: usize, id: String, failure: bool },
     /// A string an insights store keeps as a column (`field`: `id`, `kind`,
     /// `name`, `file`, `key.lang`, `key.module`, `key.symbol`,
-    /// `key.disambiguator`, `fingerprint`, `model`) holds U+0000 (§16.4).
+    /// `key.disambiguator`, `fingerprint`, `model`) holds U+0000
+    /// (docs/formats/store.md §6).
     #[error(
         "{name}:{line}: the {field} of this {} contains U+0000, which an insights store cannot keep",
         if *failure { "failure record" } else { "record" }
@@ -565,12 +567,12 @@ fn is_js_space(c: char) -> bool {
     (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
 }
 
-/// Reads a side-car (§15.7): lines split on `\n`, blank lines dropped; the
-/// first line is the header; `t == "eof"` lines are trailers (a later one
-/// replaces an earlier one), `t == "f"` failures, anything else a record.
-/// `truncated` = no trailer, or its record count differs from the records read
-/// ([`Sidecar::truncation`] says which; [`decode_with_truncation`] also tells
-/// records appended after the trailer).
+/// Reads a side-car (docs/formats/sidecar.md §5): lines split on `\n`, blank
+/// lines dropped; the first line is the header; `t == "eof"` lines are trailers
+/// (a later one replaces an earlier one), `t == "f"` failures, anything else a
+/// record. `truncated` = no trailer, or its record count differs from the
+/// records read ([`Sidecar::truncation`] says which; [`decode_with_truncation`]
+/// also tells records appended after the trailer).
 ///
 /// Refused, naming the line, beyond the format's own rules: a record whose id
 /// an earlier record holds, a failure record whose id an earlier failure

@@ -1,5 +1,6 @@
-//! Source slicing (insights.md §5): the lines of an anchor span, read through
-//! a [`sources::SourceReader`], with the middle elided beyond `--max-lines`.
+//! Source slicing (docs/formats/prompts.md §6): the lines of an anchor span,
+//! read through a [`sources::SourceReader`], with the middle elided beyond
+//! `--max-lines`.
 //!
 //! * Each file is read once and cached, misses included.
 //! * Lines = the text split on `\r?\n` (a lone `\r` is not a separator; a

@@ -1,7 +1,8 @@
 //! Whether an explanation still describes the code, and if not, why
 //! (pure): a record is current when its fingerprint is the one the current
-//! plan gives its unit (§10.2 hashes everything an explanation is made
-//! from); otherwise the reason is deduced, in this order:
+//! plan gives its unit (the fingerprint hashes everything an explanation is
+//! made from: docs/formats/fingerprints.md §3); otherwise the reason is
+//! deduced, in this order:
 //!
 //! 1. the prompt version changed ([`StaleReason::PromptVersion`]);
 //! 2. the model asked for the record's level changed ([`StaleReason::Model`]);
@@ -10,7 +11,7 @@
 //!    ([`StaleReason::Dependency`], naming them);
 //! 4. else its own inputs changed ([`StaleReason::Source`]): source text,
 //!    comments, signatures, facts, `--depth`, or which dependencies had a
-//!    record when it was explained (§10.3).
+//!    record when it was explained (docs/formats/fingerprints.md §4).
 //!
 //! [`staleness`] judges every record in one pass over the walk (dependencies
 //! come first), so a change propagates to everything above it.

@@ -1,4 +1,4 @@
-//! Templates for trivial members (insights.md §9): getters, setters,
+//! Templates for trivial members (docs/formats/blocks.md §9): getters, setters,
 //! equals/hashCode/toString/compareTo and field-assigning constructors are
 //! recognised from facts alone and explained without a model call.
 
@@ -12,7 +12,7 @@ fn starts_with_then_upper(name: &str, prefixes: &[&str]) -> bool {
         .any(|p| name.strip_prefix(p).and_then(|rest| rest.chars().next()).is_some_and(|c| c.is_ascii_uppercase()))
 }
 
-/// The triviality rule (§9.1), evaluated in order on facts only.
+/// The triviality rule (§9), evaluated in order on facts only.
 pub fn classify_template(op: &OperationFact, ty: &TypeDossier) -> Option<TemplateKind> {
     if !op.throws.is_empty() || op.invocations.iter().any(|i| !i.external) {
         return None;
@@ -44,7 +44,7 @@ pub fn classify_template(op: &OperationFact, ty: &TypeDossier) -> Option<Templat
     None
 }
 
-/// The block of a templated member (§9.2): one fixed sentence, confidence 1.
+/// The block of a templated member (§9): one fixed sentence, confidence 1.
 pub fn templated_block(kind: TemplateKind, op: &OperationFact, ty: &TypeDossier) -> OperationBlock {
     let type_name = ty.name.as_deref().unwrap_or(&ty.id).to_owned();
     let name = match (&op.name, &*op.kind) {

@@ -1,6 +1,7 @@
-//! Units and their context packs (insights.md §3–§4): the analyzer's facts
-//! turned into operation, type and module units, the dependency edges
-//! between them, the walk, scope, and what each unit's prompt shows.
+//! Units and their context packs (docs/formats/units-and-walk.md §2–§6,
+//! docs/formats/prompts.md §1): the analyzer's facts turned into operation,
+//! type and module units, the dependency edges between them, the walk,
+//! scope, and what each unit's prompt shows.
 
 use crate::pack::{
     facts_digest, AccessSummary, CallFact, ContextPack, DependencySummary, FieldSummary, ImportSummary,
@@ -54,7 +55,7 @@ pub struct Corpus<'m> {
     levels: Vec<Option<Level>>,
 }
 
-/// Renders a Literal for a prompt (§4.4).
+/// Renders a Literal for a prompt (docs/formats/prompts.md §1).
 pub fn render_literal(l: &Literal<Id>) -> String {
     fn simple(id: &str) -> &str {
         id.rsplit('/').next().unwrap_or(id)
@@ -149,8 +150,9 @@ impl<'m> Corpus<'m> {
         self.modules.get(id).map(|&i| &self.facts.modules[i])
     }
 
-    /// The operation unit whose facts an entity belongs to (§3.2): itself,
-    /// or the nearest ancestor that is one, stopping at types and modules.
+    /// The operation unit whose facts an entity belongs to
+    /// (docs/formats/units-and-walk.md §3): itself, or the nearest ancestor
+    /// that is one, stopping at types and modules.
     fn enclosing_operations(&self) -> Vec<Option<u32>> {
         let n = self.graph.model().entity_count() as usize;
         let is_op: Vec<bool> = (0..n as u32).map(|i| self.ops.contains_key(self.graph.id(i).as_ref())).collect();
@@ -188,9 +190,10 @@ impl<'m> Corpus<'m> {
         memo.into_iter().map(|m| (m < NONE).then_some(m)).collect()
     }
 
-    /// Dependency edges per unit member (§3.3), then SCCs and Kahn layers.
-    /// Members are numbered by their entities' rank (their id order), so ids
-    /// are neither copied nor compared as text until the units are named.
+    /// Dependency edges per unit member (docs/formats/units-and-walk.md §3),
+    /// then SCCs and Kahn layers. Members are numbered by their entities' rank
+    /// (their id order), so ids are neither copied nor compared as text until
+    /// the units are named.
     fn order(&self) -> Result<Walk, WalkError> {
         let g = &self.graph;
         let surrogate = |id: &str| g.index_of(id).expect("a fact id is an entity of the graph");
@@ -291,9 +294,9 @@ impl<'m> Corpus<'m> {
         Ok(Scope { listed, units: None })
     }
 
-    /// The `--retry-failed` scope (§13.8): the units holding any failed
-    /// member (matched by member, so it survives a re-grouped cycle) and
-    /// their direct dependents.
+    /// The `--retry-failed` scope (docs/formats/units-and-walk.md §6): the
+    /// units holding any failed member (matched by member, so it survives a
+    /// re-grouped cycle) and their direct dependents.
     pub fn retry_scope<'a>(&self, failed_members: impl IntoIterator<Item = &'a str>) -> Scope {
         let failed: HashSet<usize> = failed_members.into_iter().filter_map(|m| self.walk.unit_index_of(m)).collect();
         let failed_ids: HashSet<&str> = failed.iter().map(|&i| self.walk.units[i].id.as_str()).collect();
@@ -306,8 +309,8 @@ impl<'m> Corpus<'m> {
         Scope { listed: HashSet::new(), units: Some(units) }
     }
 
-    /// Whether a unit is inside `scope` (§3.6): a member is listed, or its
-    /// containing type or module is.
+    /// Whether a unit is inside `scope` (docs/formats/units-and-walk.md §6): a
+    /// member is listed, or its containing type or module is.
     pub fn in_scope(&self, scope: &Scope, unit: &Unit) -> bool {
         if let Some(units) = &scope.units {
             return self.walk.unit_index(&unit.id).is_some_and(|i| units.contains(&i));
@@ -375,9 +378,10 @@ impl<'m> Corpus<'m> {
         }
     }
 
-    /// `summariesOf(unit, depth, seen)` (§4.2): one summary per member of
-    /// walk unit `u`, all sharing the same children. `seen` is the path of
-    /// units that led here, none of which is quoted again.
+    /// `summariesOf(unit, depth, seen)` (docs/formats/prompts.md §1): one
+    /// summary per member of walk unit `u`, all sharing the same children.
+    /// `seen` is the path of units that led here, none of which is quoted
+    /// again.
     fn summaries_of(
         &self,
         u: usize,
@@ -559,9 +563,9 @@ impl<'m> Corpus<'m> {
         }
     }
 
-    /// The dependencies proper of `unit` (§4.2): the summaries of its
-    /// dependency units, except those whose members are all parts of its own
-    /// members (a type's operations, a module's types).
+    /// The dependencies proper of `unit` (docs/formats/prompts.md §1): the
+    /// summaries of its dependency units, except those whose members are all
+    /// parts of its own members (a type's operations, a module's types).
     fn dependencies(
         &self,
         unit: &Unit,
@@ -586,8 +590,8 @@ impl<'m> Corpus<'m> {
         out
     }
 
-    /// The context pack of `unit` (§4.1): members, dependencies proper and
-    /// the fingerprint inputs.
+    /// The context pack of `unit` (docs/formats/prompts.md §1): members,
+    /// dependencies proper and the fingerprint inputs.
     pub fn pack(&self, unit: &Unit, depth: u32, slicer: &SourceSlicer, records: &dyn RecordSource) -> ContextPack {
         let members: Vec<MemberPack> = unit
             .members

@@ -1,4 +1,4 @@
-//! Receipt-side validation of an answer (insights.md §8.8, §13.3).
+//! Receipt-side validation of an answer (docs/formats/blocks.md §7).
 //!
 //! An answer (already parsed JSON) is checked against the level's schema
 //! *non-strictly*: keys the schema does not know are stripped, not rejected;
@@ -10,7 +10,8 @@
 //! ids that were not asked for are rejected, and asked ids without an entry
 //! are reported, each as one issue naming the ids.
 //!
-//! The issues feed the repair re-ask (§7.6) through [`validation_text`].
+//! The issues feed the repair re-ask (docs/formats/prompts.md §8) through
+//! [`validation_text`].
 
 use std::fmt;
 

@@ -1,5 +1,5 @@
-//! Constants (insights.md §8.1) and the closed vocabularies (§8.6) of the
-//! insights feature.
+//! Constants and the closed vocabularies of the insights feature
+//! (docs/formats/blocks.md §5).
 //!
 //! Every vocabulary is a Rust enum whose variants are listed in the spec's
 //! exact order, with `as_str()` (the exact wire literal), `ALL` (every value,
@@ -16,16 +16,17 @@ pub const INSIGHTS_GENERATOR: &str = "@codegraph/insights";
 /// The Specy domain metamodel the blocks speak.
 pub const INSIGHTS_METAMODEL: &str = "specy.domain/3";
 /// Part of every fingerprint and of the side-car header; any change to prompt
-/// text or to a block shape requires a new value (§7.7).
+/// text or to a block shape requires a new value (docs/formats/prompts.md §9).
 pub const PROMPT_VERSION: &str = "1";
 /// `kind` of a single insight answer.
 pub const INSIGHT_ANSWER_KIND: &str = "codegraph.insight/1";
-/// HTTP statuses that abort a run (§13.7).
+/// HTTP statuses that abort a run (docs/formats/units-and-walk.md §8).
 pub const FATAL_STATUSES: [u16; 3] = [401, 402, 403];
 /// SQLite `application_id` of the store: "CGI1".
 pub const INSIGHTS_APPLICATION_ID: u32 = 0x4347_4931;
 /// SQLite `user_version` of the store: the length of its migration ladder
-/// (1: the tables of §16.3; 2: full-text search over explanations).
+/// (docs/formats/store.md §4; 1: the tables of its §5; 2: full-text search
+/// over explanations).
 pub const INSIGHTS_DB_VERSION: u32 = 2;
 /// Ids per batched store read.
 pub const GET_CHUNK: usize = 500;
@@ -213,7 +214,8 @@ vocabulary! {
 }
 
 vocabulary! {
-    /// `TEMPLATE_KINDS`: trivial members explained without a call (§9).
+    /// `TEMPLATE_KINDS`: trivial members explained without a call
+    /// (docs/formats/blocks.md §9).
     TemplateKind {
         Getter = "getter",
         Setter = "setter",
@@ -223,7 +225,7 @@ vocabulary! {
 }
 
 vocabulary! {
-    /// `FAILURE_KINDS` of failure records (§13.4).
+    /// `FAILURE_KINDS` of failure records (docs/formats/sidecar.md §2).
     FailureKind {
         Provider = "provider",
         InvalidAnswer = "invalid-answer",

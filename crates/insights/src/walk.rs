@@ -1,6 +1,6 @@
-//! Walk order (insights.md §3.4–§3.5): strongly connected groups of unit
-//! members become units, and Kahn layering over the condensation orders them
-//! leaves first. Every dependency of `units[i]` comes before `i`.
+//! Walk order (docs/formats/units-and-walk.md §4–§5): strongly connected groups
+//! of unit members become units, and Kahn layering over the condensation orders
+//! them leaves first. Every dependency of `units[i]` comes before `i`.
 
 use crate::vocab::Level;
 use analyzer::Id;

@@ -1,5 +1,5 @@
 //! The explain plan on the upstream Java fixture (no source): the golden
-//! figures of insights.md §11.3 and analyzer.md §11.
+//! reference figures of docs/formats/units-and-walk.md §7.
 
 use analyzer::view::View;
 use insights::plan::{plan_run, PlanOptions, StepStatus};

@@ -1,6 +1,8 @@
-//! The run loop on the spec's pinned fixture (insights.md §17 "Run"):
-//! package P, class T (field `total`), `getTotal` (a getter), f → g → h.
-//! A fake completer answers from the prompt text.
+//! The run loop on the pinned run fixture
+//! (`model::builder::examples::pinned_run`; these tests are its reference,
+//! docs/formats/units-and-walk.md §8 the rules): package P, class T (field
+//! `total`), `getTotal` (a getter), f → g → h. A fake completer answers from
+//! the prompt text.
 
 use analyzer::view::View;
 use futures_executor::block_on;
@@ -247,7 +249,8 @@ fn a_fatal_status_aborts_and_429_does_not() {
     assert_eq!(abort.unit, H);
     assert_eq!(abort.reason.status, Some(402));
     assert_eq!(abort.not_attempted, 4);
-    // A refused call is not a call (insights.md §13.4: a 402 is pinned with `calls: 0`).
+    // A refused call is not a call (docs/formats/units-and-walk.md §8: a 402 is pinned
+    // with `calls: 0`).
     assert_eq!((r.counts.failed, r.counts.skipped, r.counts.template, r.counts.calls), (1, 4, 1, 0));
     assert_eq!(r.failures.len(), 1, "units never reached get no failure record");
     assert_eq!((r.failures[0].reason.kind, r.failures[0].calls), (FailureKind::Provider, 0));

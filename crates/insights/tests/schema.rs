@@ -1,6 +1,7 @@
 //! The strict-mode schemas: compatibility checker over every level and shape,
 //! golden files compared byte for byte (`UPDATE_GOLDEN=1` rewrites them), and
-//! the §17 "Schema" conformance items.
+//! the upstream conformance items for the schema (this file is their
+//! reference).
 
 use std::path::PathBuf;
 

@@ -1,6 +1,6 @@
-//! The side-car `<model>.insights.jsonl` (insights.md §15, conformance list
-//! "Side-car" in §17): layout, order, validation, JavaScript number text,
-//! byte-for-byte round trips, and a golden file.
+//! The side-car `<model>.insights.jsonl` (docs/formats/sidecar.md; these tests
+//! cover the upstream side-car conformance list): layout, order, validation,
+//! JavaScript number text, byte-for-byte round trips, and a golden file.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p insights --test sidecar` rewrites
 //! `tests/golden/sidecar-small.jsonl` after a deliberate change.

@@ -1,4 +1,5 @@
-//! Receipt-side validation (§8.8, §13.3) and the repair validation text (§7.6).
+//! Receipt-side validation (docs/formats/blocks.md §7) and the repair
+//! validation text (docs/formats/prompts.md §8).
 
 use insights::blocks::{Block, OperationBlock};
 use insights::validate::{check, validate_block, validate_cycle, validation_text, Issue};

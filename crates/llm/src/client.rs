@@ -72,7 +72,7 @@ pub fn is_format_refusal(e: &LlmError) -> bool {
 }
 
 impl<T: Transport, S: Sleeper> LlmClient<T, S> {
-    /// A client with the default retry policy (§8) and mode fallback.
+    /// A client with the default retry policy (`docs/formats/prompts.md` §10) and mode fallback.
     pub fn new(config: ProviderConfig, transport: T, sleeper: S) -> LlmClient<T, S> {
         LlmClient {
             config,

@@ -1,4 +1,4 @@
-//! `LlmError` (§1.5): the one error a consumer of the client sees.
+//! `LlmError` (`docs/formats/prompts.md` §10): the one error a consumer of the client sees.
 
 use insights::complete::CompletionError;
 use insights::vocab::FATAL_STATUSES;
@@ -52,7 +52,8 @@ impl LlmError {
         self.retry_after_ms.is_some_and(|ms| ms > crate::retry::MAX_RETRY_AFTER_MS)
     }
 
-    /// 401, 402 or 403: the run stops (`insights.md` §13.7).
+    /// 401, 402 or 403: the run stops (`docs/formats/prompts.md` §10,
+    /// `docs/formats/units-and-walk.md` §8).
     pub fn is_fatal(&self) -> bool {
         self.status.is_some_and(|s| FATAL_STATUSES.contains(&s))
     }

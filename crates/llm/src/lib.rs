@@ -1,5 +1,5 @@
-//! The model-provider client (`llm-providers.md`): the only component that
-//! speaks HTTP to a model. It implements the insights engine's
+//! The model-provider client (`docs/formats/prompts.md` §10): the only
+//! component that speaks HTTP to a model. It implements the insights engine's
 //! [`insights::complete::Completer`] port over
 //!
 //! * a one-function [`Transport`] (native: blocking `ureq` in a thread per
@@ -9,7 +9,7 @@
 //!   and OpenAI-compatible routes, any OpenAI-compatible base URL) and their
 //!   resolution from an environment;
 //! * structured-output modes with fallback ([`OutputMode`]);
-//! * the retry policy of §8 with an injectable [`Sleeper`].
+//! * the retry policy of §10 with an injectable [`Sleeper`].
 //!
 //! [`demo::DemoCompleter`] answers offline, without any provider.
 

@@ -1,4 +1,4 @@
-//! Providers (§4, §5) and their resolution from an environment (§7).
+//! Providers and their resolution from an environment (`docs/formats/prompts.md` §10.1).
 //!
 //! Keys never go into a URL, a body or a log line: they travel only in
 //! headers, and every `Debug` shows them as `<redacted>`.
@@ -33,9 +33,9 @@ impl fmt::Display for Secret {
 
 /// The OpenRouter API base.
 pub const OPENROUTER_BASE_URL: &str = "https://openrouter.ai/api/v1";
-/// The Cloudflare REST API base (§5.1).
+/// The Cloudflare REST API base (§10.1).
 pub const CLOUDFLARE_BASE_URL: &str = "https://api.cloudflare.com/client/v4";
-/// The Cloudflare AI Gateway host (§5.5).
+/// The Cloudflare AI Gateway host (§10.1).
 pub const CLOUDFLARE_GATEWAY_BASE_URL: &str = "https://gateway.ai.cloudflare.com/v1";
 /// The app title sent to OpenRouter for attribution.
 pub const APP_TITLE: &str = "codegraph";
@@ -54,12 +54,12 @@ pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 /// A configured endpoint: everything needed to build requests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProviderConfig {
-    /// `POST {base}/chat/completions` with a bearer key (§4).
+    /// `POST {base}/chat/completions` with a bearer key (§10.1).
     OpenRouter { api_key: Secret, base_url: String },
-    /// Cloudflare's REST route `POST {base}/accounts/{account}/ai/v1/chat/completions` (§5.1).
+    /// Cloudflare's REST route `POST {base}/accounts/{account}/ai/v1/chat/completions` (§10.1).
     Cloudflare { api_token: Secret, account_id: String, gateway_id: Option<String>, base_url: String },
     /// The gateway's OpenAI-compatible route
-    /// `POST {base}/{account}/{gateway}/compat/chat/completions` (§5.5),
+    /// `POST {base}/{account}/{gateway}/compat/chat/completions` (§10.1),
     /// authenticated with `cf-aig-authorization`.
     CloudflareGateway { api_token: Secret, account_id: String, gateway_id: String, base_url: String },
     /// Any OpenAI-compatible `…/v1` base URL; a bearer key only when given.
@@ -220,7 +220,7 @@ fn check_base_url(base: &str) -> Result<String, String> {
 /// What `--provider` asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ProviderChoice {
-    /// Pick from the environment (§7).
+    /// Pick from the environment (§10.1).
     Auto,
     OpenRouter,
     Cloudflare,
@@ -279,7 +279,7 @@ impl ProviderChoice {
     }
 }
 
-/// `resolveProvider` (§7): the provider, its missing required variables, and why it was chosen.
+/// `resolveProvider` (§10.1): the provider, its missing required variables, and why it was chosen.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resolution {
     /// Never [`ProviderChoice::Auto`].
@@ -297,7 +297,7 @@ fn missing_of(choice: &ProviderChoice, env: &dyn Fn(&str) -> Option<String>) -> 
     choice.required().iter().copied().filter(|v| present(env, v).is_none()).collect()
 }
 
-/// The resolution table of §7.
+/// The resolution rules of §10.1.
 pub fn resolution(choice: &ProviderChoice, env: &dyn Fn(&str) -> Option<String>) -> Resolution {
     if *choice != ProviderChoice::Auto {
         return Resolution {

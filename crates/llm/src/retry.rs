@@ -1,6 +1,6 @@
-//! `withRetry` (§8): up to 6 attempts, back-off 1, 2, 4, 8, 16 s (doubling,
-//! capped at 30 s), never shorter than the provider's `Retry-After`. Only
-//! retryable errors (408, 429, 5xx, no answer) are retried.
+//! `withRetry` (`docs/formats/prompts.md` §10): up to 6 attempts, back-off 1,
+//! 2, 4, 8, 16 s (doubling, capped at 30 s), never shorter than the provider's
+//! `Retry-After`. Only retryable errors (408, 429, 5xx, no answer) are retried.
 
 use std::future::Future;
 

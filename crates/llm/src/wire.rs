@@ -1,6 +1,6 @@
-//! The chat-completions contract (§3, §4.2, §5.2), built and parsed once for
-//! every provider: the request body for an [`OutputMode`], the reply parser,
-//! the error detail of a non-2xx body, and `Retry-After`.
+//! The chat-completions contract (`docs/formats/prompts.md` §10), built and
+//! parsed once for every provider: the request body for an [`OutputMode`], the
+//! reply parser, the error detail of a non-2xx body, and `Retry-After`.
 
 use insights::complete::CompletionRequest;
 use insights::record::Usage;
@@ -128,7 +128,7 @@ pub fn request_body(request: &CompletionRequest, mode: OutputMode) -> String {
     serde_json::to_string(&body).expect("a chat body always serializes")
 }
 
-/// A parsed, unvalidated answer (§1.4).
+/// A parsed, unvalidated answer (§10).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LlmResponse {
     pub json: Value,
@@ -188,7 +188,7 @@ pub fn strip_fence(text: &str) -> &str {
     body.trim()
 }
 
-/// The error for an answer cut at the output-token cap (§6).
+/// The error for an answer cut at the output-token cap (§10).
 pub fn cut_error(usage: Option<&Usage>) -> LlmError {
     let after = match usage {
         Some(u) => format!(" after {} completion tokens", u.completion_tokens),
@@ -200,7 +200,7 @@ pub fn cut_error(usage: Option<&Usage>) -> LlmError {
     ))
 }
 
-/// Parses a chat-completion reply object (§3): content text, usage, the
+/// Parses a chat-completion reply object (§10): content text, usage, the
 /// length cut, refusal, empty text, a Markdown fence, JSON.
 pub fn parse_reply(reply: &Value, requested_model: &str) -> Result<LlmResponse, LlmError> {
     let choice = reply.get("choices").and_then(|c| c.get(0));
@@ -234,7 +234,7 @@ pub fn parse_reply(reply: &Value, requested_model: &str) -> Result<LlmResponse, 
     Ok(LlmResponse { json, text, model, usage })
 }
 
-/// The detail of a non-2xx body (§5.4): `errors[].message` joined with
+/// The detail of a non-2xx body (§10): `errors[].message` joined with
 /// `"; "`, else `error` when a string, else `error.message`, else the first
 /// 200 characters of the body. `None` for an empty body.
 pub fn error_detail(body: &str) -> Option<String> {

@@ -1,4 +1,4 @@
-//! Writes canonical `model.jsonl` from a typed description (`model-format.md`).
+//! Writes canonical `model.jsonl` from a typed description (`docs/formats/model.md` §8).
 //!
 //! Callers describe entities by natural key ([`Key`]: module path, symbol,
 //! optional disambiguator), refer to other entities by key (or by the cheap
@@ -7,23 +7,24 @@
 //! [`ModelBuilder::build`] then do everything the format fixes:
 //!
 //! * files sorted by path (UTF-16 order), indices assigned;
-//! * entity surrogates assigned in canonical natural-key order (§8.6), `m` set
+//! * entity surrogates assigned in canonical natural-key order (§4.2), `m` set
 //!   to the surrogate of the module entity (key `(module, "", —)`);
 //! * dictionaries holding only the names used, sorted; records refer to them
 //!   by index; trait arrays keep the caller's order;
-//! * edges in canonical edge order (§5.3);
-//! * entity keys in §4.3 order, edge keys in §5.1 order, numbers and strings
+//! * edges in canonical edge order (§4.2);
+//! * entity keys and edge keys in the key order of §8, numbers and strings
 //!   as JavaScript writes them, the `eof` trailer with the counts.
 //!
 //! Errors (from `build`/`write_to`, before anything is written): a reference
 //! to an undeclared entity, an entity whose module has no module entity, a
-//! natural key declared twice or not renderable (§8.3), malformed raw JSON.
-//! The builder does NOT check profile validity or the trait-key rule, and it
-//! allows self-edges (a conformance finding, not a read error), so tests can
+//! natural key declared twice or not renderable (§3.3, §4.1), malformed raw
+//! JSON. The builder does NOT check profile validity or the trait-key rule, and
+//! it allows self-edges (a conformance finding, not a read error), so tests can
 //! write models that a validator should flag.
 //!
-//! The `java_*` layer creates Java shapes (§13) with the extractor's trait
-//! sets and trait order and the §8.5 disambiguators.
+//! The `java_*` layer creates Java shapes with the extractor's trait sets,
+//! trait order and disambiguators; `docs/formats` does not describe them, so
+//! those functions (and `profile.rs`) are the reference.
 
 use crate::json::{write_js_number, write_js_string};
 use crate::literal::{write_arguments, Literal, NamedArgument};
@@ -63,7 +64,7 @@ impl Key {
         self.symbol.is_empty() && self.disambiguator.is_none()
     }
 
-    /// The rendered id (§8.2), without validation.
+    /// The rendered id (`docs/formats/model.md` §4.1), without validation.
     pub fn render(&self, lang: &str) -> String {
         let mut s = format!("{lang}:{}", self.module);
         if !self.symbol.is_empty() {
@@ -77,8 +78,9 @@ impl Key {
         s
     }
 
-    /// Canonical order (§8.6) within one language: module, symbol, then
-    /// disambiguator with absent first; every comparison by UTF-16 code unit.
+    /// Canonical order (`docs/formats/model.md` §4.2) within one language:
+    /// module, symbol, then disambiguator with absent first; every comparison
+    /// by UTF-16 code unit.
     pub fn cmp_canonical(&self, other: &Key) -> Ordering {
         cmp_utf16(&self.module, &other.module).then_with(|| cmp_utf16(&self.symbol, &other.symbol)).then_with(
             || match (&self.disambiguator, &other.disambiguator) {
@@ -90,7 +92,8 @@ impl Key {
         )
     }
 
-    /// Why the key cannot be rendered injectively (§8.3), if it cannot.
+    /// Why the key cannot be rendered injectively (`docs/formats/model.md`
+    /// §3.3, §4.1), if it cannot.
     fn invalid(&self) -> Option<&'static str> {
         if self.module.contains(['/', '#', '\0']) {
             return Some("the module contains '/', '#' or NUL");
@@ -341,7 +344,7 @@ pub const JAVA_TRAIT_ORDER: &[&str] = &[
     "TWithValue",
 ];
 
-/// Java type kinds and their trait sets (§13.2, fixture order; `TComment`
+/// Java type kinds and their trait sets (fixture order; `TComment`
 /// and `TMetrics` are added by [`EntityBuilder::doc`] / [`EntityBuilder::measure`]).
 const JAVA_TYPE_TRAITS: &[(&str, &[&str])] = &[
     (
@@ -745,7 +748,8 @@ impl ModelBuilder {
             files.dedup();
         }
 
-        // Edges: canonical order (§5.3). Dictionary indices sort like names.
+        // Edges: canonical order (`docs/formats/model.md` §4.2). Dictionary
+        // indices sort like names.
         let mut edge_order: Vec<u32> = (0..self.edges.len() as u32).collect();
         let edge_key = |x: &Edge| {
             (
@@ -973,7 +977,7 @@ impl ModelBuilder {
         Ok(Written { files: self.files.list.len(), entities: self.entities.len(), edges: self.edges.len(), bytes })
     }
 
-    // ----- the Java layer (§13) --------------------------------------------
+    // ----- the Java layer -------------------------------------------------
 
     /// A corpus package (root of a package tree: no parent). `definedIn` is
     /// derived from the files anchoring its direct children (its top-level types).
@@ -984,7 +988,7 @@ impl ModelBuilder {
         e
     }
 
-    /// A corpus sub-package whose structural parent is `parent` (§13.1).
+    /// A corpus sub-package whose structural parent is `parent`.
     pub fn java_subpackage(&mut self, path: &str, parent: impl ToRef) -> EntityBuilder<'_> {
         let parent = self.r(parent);
         let mut e = self.java_package(path);
@@ -1008,7 +1012,7 @@ impl ModelBuilder {
         e
     }
 
-    /// A parentless stub `class` (an FQN the extractor could not place, §12.2).
+    /// A parentless stub `class` (an FQN the extractor could not place).
     pub fn java_parentless_stub_type(&mut self, module: &str, symbol: &str) -> EntityBuilder<'_> {
         let name = symbol.rsplit('.').next().unwrap_or(symbol).to_owned();
         let mut e = self.entity(Key::new(module, symbol), "class");
@@ -1529,10 +1533,10 @@ impl EdgeBuilder<'_> {
 pub mod examples {
     use super::ModelBuilder;
 
-    /// The run fixture the insights spec pins its run semantics on
-    /// (insights.md §17 "Run"): package `p`, class `T` with a field `total`,
-    /// `getTotal` (a getter reading it), and calls f → g → h, plus h → f
-    /// when `cycle`. Returns the model.jsonl text.
+    /// The run fixture the run semantics are pinned on (this function and
+    /// `crates/insights/tests/run.rs` are the reference): package `p`, class
+    /// `T` with a field `total`, `getTotal` (a getter reading it), and calls
+    /// f → g → h, plus h → f when `cycle`. Returns the model.jsonl text.
     pub fn pinned_run(cycle: bool) -> String {
         let mut b = ModelBuilder::new("java", "src");
         let p = b.java_package("p").id();

@@ -25,7 +25,7 @@ impl Record {
     }
 }
 
-/// The rule of `model-format.md` that a model broke.
+/// The rule of the model format (`docs/formats/model.md` §5) that a model broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule {
     /// The input could not be read (an I/O error from the caller's reader).
@@ -34,24 +34,24 @@ pub enum Rule {
     Utf8,
     /// A line is not a JSON object.
     Json,
-    /// A record lacks a key, or a key has the wrong type or value (§3–§7).
+    /// A record lacks a key, or a key has the wrong type or value (§3).
     Schema,
-    /// `header → f* → e* → x* → eof`, the header on line 1, one of each (§1).
+    /// `header → f* → e* → x* → eof`, the header on line 1, one of each (§2).
     SectionOrder,
-    /// `i` of files and entities dense from 0 (§1).
+    /// `i` of files and entities dense from 0 (§3.2, §3.3).
     Dense,
-    /// A dictionary index out of range, a repeated or unknown name (§2).
+    /// A dictionary index out of range, a repeated or unknown name (§3.1).
     Dictionary,
-    /// A declared trait's key is missing or ill-typed (§4.2).
+    /// A declared trait's key is missing or ill-typed (§3.3).
     TraitKey,
-    /// A reference to an entity or file the model does not have (§5.2, §10).
+    /// A reference to an entity or file the model does not have (§3.3, §3.4, §4.3).
     Closure,
-    /// A natural key that cannot be rendered as an id (§8.3).
+    /// A natural key that cannot be rendered as an id (§3.3, §4.1).
     Identity,
     /// An entity that is its own parent, or parents that form a ring:
-    /// containment is a forest (§14).
+    /// containment is a forest (§4.4).
     Containment,
-    /// No `eof`, or its counts disagree with the body (§6).
+    /// No `eof`, or its counts disagree with the body (§3.5).
     Trailer,
 }
 
@@ -116,7 +116,7 @@ pub enum FindingKind {
     NotCanonical,
     /// A trait-contributed key on an entity that does not declare the trait.
     KeyWithoutTrait,
-    /// A kind/trait combination outside the language profile (§13.2).
+    /// A kind/trait combination outside the language profile (§5).
     Profile,
     /// `candidates` present but empty.
     EmptyCandidates,

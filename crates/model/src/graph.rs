@@ -13,7 +13,7 @@ use crate::vocab::{EdgeKind, Provenance, Trait, TraitMask};
 /// "Absent" for optional `u32` slots.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// The model's header (`model-format.md` §2).
+/// The model's header (`docs/formats/model.md` §3.1).
 #[derive(Clone, Debug, Default)]
 pub struct Header {
     pub schema_version: String,
@@ -255,7 +255,7 @@ impl Model {
     pub fn findings(&self) -> &Findings {
         &self.findings
     }
-    /// The rendered id of entity `i` (`model-format.md` §8.2).
+    /// The rendered id of entity `i` (`docs/formats/model.md` §4.1).
     pub fn id(&self, i: u32) -> String {
         let mut s = String::new();
         self.write_id(i, &mut s);
@@ -394,7 +394,8 @@ impl<'m> EntityRef<'m> {
             v => Some(v == 2),
         }
     }
-    /// `isStubEntity` (§12.1): declares TType or TModule and `isStub` is true.
+    /// `isStubEntity` (`docs/formats/model.md` §3.3): declares TType or TModule
+    /// and `isStub` is true.
     pub fn is_stub(&self) -> bool {
         let m = self.trait_mask();
         (m.has(Trait::Type) || m.has(Trait::Module)) && self.rec().is_stub == 2

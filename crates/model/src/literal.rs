@@ -1,5 +1,5 @@
-//! Literal values (`model-format.md` §7): constant values of fields and the
-//! written arguments of annotations. Generic over how an entity is referred
+//! Literal values (`docs/formats/model.md` §3.6): constant values of fields and
+//! the written arguments of annotations. Generic over how an entity is referred
 //! to: surrogates (`u32`) as read from a model, natural keys in the builder,
 //! rendered ids for consumers.
 
@@ -68,8 +68,8 @@ impl<R> Literal<R> {
         }
     }
 
-    /// Writes the wire form (`model-format.md` §7, key order `k` first), with
-    /// `write_ref` writing each reference as a JSON value.
+    /// Writes the wire form (`docs/formats/model.md` §3.6, key order `k`
+    /// first), with `write_ref` writing each reference as a JSON value.
     pub fn write_json(&self, out: &mut String, write_ref: &mut impl FnMut(&mut String, &R)) {
         use crate::json::write_js_string as s;
         match self {

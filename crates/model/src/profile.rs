@@ -1,6 +1,6 @@
-//! Language profiles (`model-format.md` §13.2): which traits each kind of a
-//! language must and may declare. A mismatch is a finding, not an error;
-//! stubs are exempt from the required lower bound.
+//! Language profiles (`docs/formats/model.md` §5, finding `profile`): which
+//! traits each kind of a language must and may declare. A mismatch is a
+//! finding, not an error; stubs are exempt from the required lower bound.
 
 use crate::vocab::{Trait, Trait::*, TraitMask};
 

@@ -1,10 +1,10 @@
 //! The streaming reader: lines (or raw chunks) in, a validated [`Model`] out.
 //!
 //! Single pass, section by section (`header → f* → e* → x* → eof`), never
-//! holding the file as one string. Every rule of `model-format.md` §10 is
-//! enforced as the line arrives, except what needs every entity: forward
+//! holding the file as one string. Every rule of `docs/formats/model.md` §1–§5
+//! is enforced as the line arrives, except what needs every entity: forward
 //! entity references, and that no entity is its own parent and no parents
-//! form a ring (§14), both checked when the entity section ends. The first
+//! form a ring (§4.4), both checked when the entity section ends. The first
 //! broken rule stops the read with an error naming the line, the record and
 //! what was expected.
 
@@ -92,7 +92,7 @@ impl Section {
 
 /// Why a string holding U+0000 is refused: the insights store keeps names,
 /// kinds, natural-key parts and paths as SQLite text columns, and the format
-/// reserves NUL in all of them (`model-format.md` §8.3).
+/// reserves NUL in all of them (`docs/formats/model.md` §4.5).
 const HOLDS_NUL: &str = "holds U+0000 (NUL), which no name, kind, natural-key part or path may contain";
 
 /// The largest forward entity reference seen, where, and under which key.
@@ -423,11 +423,11 @@ impl ModelReader {
         Ok(())
     }
 
-    /// Containment is a forest (§14): no entity is its own parent and no
-    /// chain of parents comes back to where it started. Parents may point
-    /// forward, so this runs once the entity section has ended (after
-    /// [`Self::check_forward_refs`], so every parent is in range). Each entity
-    /// is walked once: linear time, no recursion.
+    /// Containment is a forest (`docs/formats/model.md` §4.4): no entity is its
+    /// own parent and no chain of parents comes back to where it started.
+    /// Parents may point forward, so this runs once the entity section has
+    /// ended (after [`Self::check_forward_refs`], so every parent is in range).
+    /// Each entity is walked once: linear time, no recursion.
     fn check_parent_rings(&self) -> Result<(), ModelError> {
         const UNSEEN: u8 = 0;
         const ON_WALK: u8 = 1;
@@ -1131,7 +1131,8 @@ impl ModelReader {
     }
 }
 
-/// Canonical edge order (§5.3): from, to, kind name, anchor, provenance name.
+/// Canonical edge order (`docs/formats/model.md` §4.2): from, to, kind name,
+/// anchor, provenance name.
 pub fn canonical_edge_order(a: &Edge, b: &Edge) -> Ordering {
     a.from
         .cmp(&b.from)
@@ -1159,7 +1160,7 @@ fn owned_extensions(ext: Extensions) -> Vec<(String, String)> {
     ext.into_iter().map(|(k, v)| (k.0.into_owned(), v.get().to_owned())).collect()
 }
 
-/// Decodes a Literal (§7) with surrogate references.
+/// Decodes a Literal (`docs/formats/model.md` §3.6) with surrogate references.
 fn decode_literal(raw: &RawValue) -> Result<Literal<u32>, String> {
     let v: serde_json::Value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
     literal_from_value(&v)

@@ -1,6 +1,7 @@
-//! Core's closed vocabularies (`model-format.md` §2.2): traits, edge kinds and
-//! provenances. A model's header lists the members it uses; a name outside
-//! these sets is a read error. Kinds are profile-defined and stay strings.
+//! Core's closed vocabularies (`docs/formats/model.md` §3.1): traits, edge
+//! kinds and provenances. A model's header lists the members it uses; a name
+//! outside these sets is a read error. Kinds are profile-defined and stay
+//! strings.
 
 macro_rules! closed_vocabulary {
     ($(#[$doc:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {

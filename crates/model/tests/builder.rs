@@ -1,4 +1,4 @@
-//! The model builder writes canonical `model.jsonl` (`model-format.md`).
+//! The model builder writes canonical `model.jsonl` (`docs/formats/model.md` §8).
 
 use model::builder::{BuildError, Key, ModelBuilder, Ref};
 use model::{Literal, NamedArgument};
@@ -82,7 +82,7 @@ fn entity_line(lines: &[String], i: usize) -> &str {
 #[test]
 fn java_slice_reproduces_the_fixture_lines() {
     let out = lines(&acme());
-    // Same 18 traits as the fixture, hence the same trait indices as in §9.
+    // Same 18 traits as the fixture, hence the same trait indices as in the fixture's lines.
     assert_eq!(
         out[0],
         r#"{"t":"header","schemaVersion":"1.0.0","lang":"java","extractor":{"name":"codegraph-spoon","version":"0.2.0","noClasspath":true},"root":"fixtures/java/src","dict":{"kinds":["attribute","class","lambda","localVariable","method","package","parameter"],"traits":["TChildOf","TComment","TInvocable","TMetrics","TModule","TNamed","TSourceAnchor","TStructural","TType","TTypedEntity","TWithAccesses","TWithChildren","TWithImplements","TWithInheritances","TWithInvocations","TWithLocalVariables","TWithParameters","TWithValue"],"edges":["access","annotationUse","import","invocation","reference"],"provenance":["declared","derived"]}}"#
@@ -101,24 +101,24 @@ fn java_slice_reproduces_the_fixture_lines() {
     // 9 bill(..), 10 local, 11 param, 12 .adapter, 13 LedgerAdapter,
     // 14 java.lang, 15 Override, 16 Runnable, 17 String.
     let expect = [
-        // §9.1 (definedIn: the files of its top-level types)
+        // a package (definedIn: the files of its top-level types)
         r#"{"t":"e","i":0,"k":5,"tr":[5,11,4],"m":0,"s":"com.acme.order","name":"com.acme.order","isStub":false,"definedIn":[0,1,2]}"#,
-        // §9.7
+        // a stub type
         r#"{"t":"e","i":1,"k":1,"tr":[5,8],"m":0,"s":"Invoice","name":"Invoice","isStub":true}"#,
-        // §9.6
+        // a lambda
         r#"{"t":"e","i":3,"k":2,"tr":[6,11,0,2,16,15,14,10,3],"m":0,"s":"Notifications","d":"com/acme/order/Notifications.java:11:22","signature":"()","parent":4,"parameters":[],"localVariables":[],"metrics":{"cyclomatic":1,"sloc":1},"anchor":[0,11,11]}"#,
         r#"{"t":"e","i":6,"k":1,"tr":[5,6,1,11,0,8,13,12,3],"m":0,"s":"Order","name":"Order","isStub":false,"parent":0,"comments":["A customer order."],"metrics":{"sloc":20},"anchor":[1,6,35]}"#,
-        // §9.5
+        // a field with a constant value
         r#"{"t":"e","i":7,"k":0,"tr":[5,6,1,0,9,7,17],"m":0,"s":"Order.MAX_LINES","name":"MAX_LINES","parent":6,"comments":["…"],"value":{"k":"number","v":"100"},"anchor":[1,9,9]}"#,
         r#"{"t":"e","i":8,"k":1,"tr":[5,6,11,0,8,13,12],"m":0,"s":"OrderService","name":"OrderService","isStub":false,"parent":0,"anchor":[2,8,30]}"#,
-        // §9.3
+        // a method
         r#"{"t":"e","i":9,"k":4,"tr":[5,6,11,0,9,2,16,15,14,10,3],"m":0,"s":"OrderService.bill(com.acme.order.Order)","name":"bill","signature":"bill(com.acme.order.Order)","declaredType":1,"parent":8,"parameters":[11],"localVariables":[10],"metrics":{"cyclomatic":1,"sloc":5},"anchor":[2,17,21]}"#,
-        // §9.4
+        // a local variable
         r#"{"t":"e","i":10,"k":3,"tr":[5,6,0,9,7],"m":0,"s":"OrderService.bill(com.acme.order.Order)","d":"local:invoice:18","name":"invoice","declaredType":1,"parent":9,"anchor":[2,18,18]}"#,
         r#"{"t":"e","i":11,"k":6,"tr":[5,6,0,9,7],"m":0,"s":"OrderService.bill(com.acme.order.Order)","d":"param:order","name":"order","declaredType":6,"parent":9,"anchor":[2,17,17]}"#,
-        // §9.2
+        // a sub-package
         r#"{"t":"e","i":12,"k":5,"tr":[5,11,0,4],"m":12,"s":"com.acme.order.adapter","name":"com.acme.order.adapter","isStub":false,"parent":0,"definedIn":[3]}"#,
-        // §9.8
+        // a stub package
         r#"{"t":"e","i":14,"k":5,"tr":[5,11,4],"m":14,"s":"java.lang","name":"java.lang","isStub":true,"definedIn":[]}"#,
         r#"{"t":"e","i":17,"k":1,"tr":[5,0,8],"m":14,"s":"String","name":"String","isStub":true,"parent":14}"#,
     ];
@@ -189,7 +189,8 @@ fn generic_api_writes_every_key_in_format_order() {
         .name("N")
         .is_stub(false)
         .defined_in(["b.cs", "a.cs", "b.cs"]);
-    // Every key at once, set in reverse order; written in §4.3 order.
+    // Every key at once, set in reverse order; written in the key order of
+    // `docs/formats/model.md` §8.
     b.entity(&f, "method")
         .extension("zeta", "[1, 2]")
         .extension("defaults", "1")

@@ -1,5 +1,6 @@
-//! One malformed model per rule of `model-format.md` §10, each with the exact
-//! error it must produce, plus the findings that are reported but not fatal.
+//! One malformed model per rule of `docs/formats/model.md` §5, each with the
+//! exact error it must produce, plus the findings that are reported but not
+//! fatal.
 
 use model::{read_model, FindingKind, Model, ModelError, Rule};
 

@@ -1,6 +1,7 @@
-//! The navigator over one model (`cli-and-navigator.md` §3.2, §3.4), pure: no
-//! I/O, no clock; compiles for wasm32. The Worker builds one [`Navigator`]
-//! per loaded model and asks it for one page of answers per user action.
+//! The navigator over one model (view shapes: `docs/formats/protocol.md` §5;
+//! their semantics: this crate and its tests), pure: no I/O, no clock; compiles
+//! for wasm32. The Worker builds one [`Navigator`] per loaded model and asks it
+//! for one page of answers per user action.
 //!
 //! What it holds (owned data only, no borrow of the model):
 //!
@@ -155,7 +156,7 @@ pub struct RoleGroup {
     pub rows: Vec<DepRowView>,
 }
 
-/// The dependency view of a selection (§3.4).
+/// The dependency view of a selection (`docs/formats/protocol.md` §5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DepView {
     pub node: NodeId,
@@ -247,7 +248,7 @@ pub struct Tangle {
     pub metric: f64,
 }
 
-/// The cycle report of one level (§3.2 `NavCycleReport`).
+/// The cycle report of one level (`NavCycleReport`; `docs/formats/protocol.md` §5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CycleReport {
     /// `module` | `type`.
@@ -653,11 +654,11 @@ impl Navigator {
         SearchResult { capped: total > cap, hits, total }
     }
 
-    /// The dependency view of a selection (§3.4): incoming and outgoing rows
-    /// grouped by role in the fixed role order, each group with its total and
-    /// the page `offset..offset + limit` of its rows. A type or module shows
-    /// the rows it owns (`from` / `to`); an operation or attribute the rows
-    /// it carries (`member` / `toMember`). `fan_in` / `fan_out` count
+    /// The dependency view of a selection (`DepView`): incoming and outgoing
+    /// rows grouped by role in the fixed role order, each group with its total
+    /// and the page `offset..offset + limit` of its rows. A type or module
+    /// shows the rows it owns (`from` / `to`); an operation or attribute the
+    /// rows it carries (`member` / `toMember`). `fan_in` / `fan_out` count
     /// distinct counterparts. An unknown node has no rows.
     pub fn dependencies(&self, n: NodeId, offset: usize, limit: usize) -> DepView {
         if n as usize >= self.len() {
@@ -786,8 +787,9 @@ impl Navigator {
         layout::module_overview(self, max_nodes)
     }
 
-    /// The per-level cycle reports, module first, then type (§3.2
-    /// `NavCycleReport`), computed at build by `analyzer::cycles`.
+    /// The per-level cycle reports, module first, then type
+    /// (`NavCycleReport`, `docs/formats/protocol.md` §5), computed at build by
+    /// `analyzer::cycles`.
     pub fn cycles(&self) -> Vec<CycleReport> {
         self.cycles.clone()
     }

@@ -1,5 +1,5 @@
 //! The navigator's closed vocabularies: node categories and dependency roles
-//! (`cli-and-navigator.md` §3.2, §3.4).
+//! (the views carrying them: `docs/formats/protocol.md` §5).
 
 use model::{EdgeKind, Trait, TraitMask};
 
@@ -111,7 +111,7 @@ impl Role {
         }
     }
 
-    /// The section label of the dependency view (§3.4).
+    /// The section label of the dependency view (a `DepView` group's `label`).
     pub fn label(self) -> &'static str {
         match self {
             Role::Import => "Imports",

@@ -236,7 +236,7 @@ fn money_dependents_grouped_by_role() {
             ("typeReference", "Type reference", 4),
         ])
     );
-    // 18 base edges from 7 distinct dependants (analyzer.md §6).
+    // 18 base edges from 7 distinct dependants (the type dependency graph).
     assert_eq!(d.incoming_total, 18);
     let mut dependants: Vec<String> =
         d.incoming.iter().flat_map(|g| g.rows.iter().map(|r| r.counterpart_name.clone())).collect();

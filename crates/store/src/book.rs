@@ -1,5 +1,6 @@
-//! The store as a record book (§14.1): fingerprints read once, summaries
-//! looked up the first time and memoized, `put` committing a whole unit.
+//! The store as a record book (docs/formats/store.md §7, `StoreBook`):
+//! fingerprints read once, summaries looked up the first time and memoized,
+//! `put` committing a whole unit.
 
 use std::cell::{Cell, RefCell};
 

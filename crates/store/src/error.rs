@@ -40,7 +40,7 @@ pub enum StoreError {
         path.display()
     )]
     Migration { path: PathBuf, from: u32, left_at: u32, message: String },
-    /// A column string holding U+0000 (§16.4).
+    /// A column string holding U+0000 (docs/formats/store.md §6).
     #[error("{}: the {what} of `{}` contains U+0000, which the store refuses in its columns; nothing of this write was stored", path.display(), id.escape_debug())]
     Nul { path: PathBuf, what: &'static str, id: String },
     /// A record or failure that does not satisfy the side-car schema.

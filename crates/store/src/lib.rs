@@ -1,4 +1,4 @@
-//! The insights store `<model>.insights.db` (insights.md §16): the SQLite
+//! The insights store `<model>.insights.db` (docs/formats/store.md): the SQLite
 //! working copy of every record bought. Every finished unit is one
 //! transaction; the side-car `<model>.insights.jsonl` is its export, byte
 //! for byte what `insights::sidecar` encodes.

@@ -1,5 +1,5 @@
-//! Opening a store (§16.2): identity pragmas, refusals, and the migration
-//! ladder on `user_version`.
+//! Opening a store (docs/formats/store.md §2–§4): identity pragmas, refusals,
+//! and the migration ladder on `user_version`.
 
 use std::path::Path;
 
@@ -13,7 +13,7 @@ use crate::StoreError;
 /// **Append-only**: a shipped entry is never edited; a schema change is a
 /// new entry (and `INSIGHTS_DB_VERSION + 1`).
 pub const MIGRATIONS: &[&str] = &[
-    // 0 → 1: the tables of §16.3. Rowid tables (a WITHOUT ROWID b-tree keeps
+    // 0 → 1: the tables of §5. Rowid tables (a WITHOUT ROWID b-tree keeps
     // kilobyte rows in interior pages), but `meta`.
     r#"
 CREATE TABLE meta (
@@ -208,7 +208,7 @@ fn identity(path: &Path, conn: &Connection) -> Result<Identity, StoreError> {
     })
 }
 
-/// The open sequence of §16.2. Nothing is written before every refusal
+/// The open sequence of §3. Nothing is written before every refusal
 /// has been ruled out.
 pub(crate) fn open(path: &Path, mode: Mode) -> Result<(Connection, u32), StoreError> {
     open_with(path, mode, MIGRATIONS)

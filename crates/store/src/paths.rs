@@ -1,4 +1,4 @@
-//! Where the side-car and the store live (§16.1).
+//! Where the side-car and the store live (docs/formats/store.md §1, §12).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
-//! Process liveness for the single-writer rule (§16.8): natively, a process
-//! is alive if signalling it with signal 0 succeeds or fails with EPERM.
-//! The browser has no equivalent: the page holds a Web Lock per store
-//! (`Store::close_open_runs`).
+//! Process liveness for the single-writer rule (docs/formats/store.md §9):
+//! natively, a process is alive if signalling it with signal 0 succeeds or
+//! fails with EPERM. The browser has no equivalent: the page holds a Web Lock
+//! per store (`Store::close_open_runs`).
 
 /// Whether process `pid` exists (natively, on Unix).
 #[cfg(unix)]

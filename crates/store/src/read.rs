@@ -1,4 +1,4 @@
-//! Readers (§16.6) and the three-way answer (§16.7). Apart from
+//! Readers and the three-way answer (docs/formats/store.md §8). Apart from
 //! [`Store::get`], nothing here reads a whole block: rows project the JSON
 //! parts they show.
 
@@ -45,7 +45,7 @@ pub struct InsightRow {
     pub model: Option<String>,
     pub confidence: f64,
     pub description: String,
-    /// The concept label (§14.3).
+    /// The concept label (docs/formats/blocks.md §8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concept: Option<String>,
 }
@@ -359,8 +359,8 @@ impl Store {
         }
     }
 
-    /// `answerInsight` (§16.7): explained, failed (incl. as a cycle member)
-    /// or unknown.
+    /// `answerInsight` (docs/formats/store.md §8): explained, failed (incl. as
+    /// a cycle member) or unknown.
     pub fn answer_insight(&self, id: &str) -> Result<InsightAnswer, StoreError> {
         if let Some(record) = self.get(&[id])?.pop() {
             return Ok(InsightAnswer::Explained { id: id.to_owned(), record: Box::new(record) });

@@ -1,6 +1,7 @@
 //! Records and failures as table rows: checked before the first bind
-//! (§16.4), and rebuilt from columns on the way back (NULL column = the key
-//! was never present), so an export writes exactly the encoder's bytes.
+//! (docs/formats/store.md §6), and rebuilt from columns on the way back (NULL
+//! column = the key was never present), so an export writes exactly the
+//! encoder's bytes.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -28,7 +28,7 @@ pub struct TextHit {
     pub level: Level,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The concept label (§14.3).
+    /// The concept label (docs/formats/blocks.md §8).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concept: Option<String>,
     /// A short excerpt (16 words at most) of the description, else of the

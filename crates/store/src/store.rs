@@ -1,4 +1,4 @@
-//! The store's port operations (§16.5).
+//! The store's port operations (docs/formats/store.md §7).
 
 use std::cell::Cell;
 use std::io::Write;
@@ -300,7 +300,7 @@ impl Store {
     }
 
     /// What a prompt quotes of a record (one query, no whole block read):
-    /// the description and the concept label (§14.3).
+    /// the description and the concept label (docs/formats/blocks.md §8).
     pub fn summary(&self, id: &str) -> Result<Option<RecordSummary>, StoreError> {
         let op = "reading a summary";
         let mut stmt = self
@@ -411,9 +411,9 @@ impl Store {
         rows.collect::<Result<Vec<_>, _>>().map_err(self.sql(op))
     }
 
-    /// The single-writer rule (§16.8): an open run of another live process
-    /// refuses this writer ([`StoreError::Busy`]); the open runs whose
-    /// process is gone are returned, for the caller to close as
+    /// The single-writer rule (docs/formats/store.md §9): an open run of
+    /// another live process refuses this writer ([`StoreError::Busy`]); the
+    /// open runs whose process is gone are returned, for the caller to close as
     /// `interrupted` once it writes. A run without a pid counts as gone.
     /// Native only: a browser has no process ids ([`Store::close_open_runs`]).
     #[cfg(not(target_arch = "wasm32"))]
@@ -733,7 +733,7 @@ pub(crate) fn json_string(text: Option<&str>) -> Option<String> {
     }
 }
 
-/// The concept label (§14.3) from the projected parts of a block.
+/// The concept label (docs/formats/blocks.md §8) from the projected parts of a block.
 pub(crate) fn concept_label(
     level: i64,
     owner: Option<String>,

@@ -1,5 +1,5 @@
 //! Opening: identity pragmas, migration from nothing, refusals that leave
-//! the file untouched, readers (§16.2, §16.6).
+//! the file untouched, readers (docs/formats/store.md §2–§4, §8).
 #![cfg(not(target_arch = "wasm32"))] // temp dirs, processes and proptest: native only (see wasm.rs)
 
 mod common;

@@ -1,5 +1,5 @@
-//! Port operations (§16.5): runs, units, failures, import / export identity,
-//! order, text hazards.
+//! Port operations (docs/formats/store.md §7): runs, units, failures, import /
+//! export identity, order, text hazards.
 #![cfg(not(target_arch = "wasm32"))] // temp dirs, processes and proptest: native only (see wasm.rs)
 
 mod common;

@@ -1,4 +1,4 @@
-//! Readers (§16.6), answerInsight (§16.7) and the store book (§14.1).
+//! Readers, answerInsight (docs/formats/store.md §8) and the store book (§7).
 #![cfg(not(target_arch = "wasm32"))] // temp dirs, processes and proptest: native only (see wasm.rs)
 
 mod common;

@@ -1,7 +1,7 @@
 //! From parsed Java to the model: resolves every type name, declares the
-//! entities (§13.3) and walks each body for what it really does — calls,
+//! entities and walks each body for what it really does — calls,
 //! field reads and writes, `new`, `throw`, casts and `instanceof`, locals —
-//! emitting the edges the Java extractor emits (§5.4). Anything outside the
+//! emitting the edges the Java extractor emits. Anything outside the
 //! demo's subset, or a name it cannot resolve, is an error naming the line.
 
 use super::java::{Annotation, JavaFile, Parser, Tk, Token, TypeDecl, TypeSyntax};
@@ -178,7 +178,7 @@ impl<'a> Gen<'a> {
     }
 
     /// Corpus packages: a package's parent is the nearest ancestor package
-    /// that holds corpus types (§13.1).
+    /// that holds corpus types.
     fn packages(&mut self) {
         let packages: BTreeSet<String> = self.files.iter().map(|f| f.package.clone()).collect();
         for p in &packages {
@@ -271,7 +271,7 @@ impl<'a> Gen<'a> {
             .ok_or_else(|| format!("{}:{}: cannot resolve type {}", self.files[file].path, ts.line, ts.name))
     }
 
-    /// The erased FQN of a parameter type (§8.5).
+    /// The erased FQN of a parameter type.
     fn erased(&self, ty: &Ty) -> String {
         match ty {
             Ty::Corpus(t) => self.types[*t].fqn.clone(),

@@ -33,7 +33,7 @@ pub struct Lexed {
 }
 
 impl Lexed {
-    /// Non-blank, non-comment lines in `start..=end` (§4.4 `sloc`).
+    /// Non-blank, non-comment lines in `start..=end` (the `sloc` metric).
     pub fn sloc(&self, start: u32, end: u32) -> usize {
         self.code_lines.range(start..=end).count()
     }

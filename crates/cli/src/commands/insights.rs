@@ -1,7 +1,7 @@
 //! `codegraph-insights insights [MODEL] [--store FILE | --out FILE] [--json]
 //! [--id ID | --failures | --runs | --stats | --level … --concept … --min-confidence X --max-confidence X --limit N]`
 //!
-//! The reader (cli-and-navigator.md §2.8, insights.md §16.6–§16.7): it opens
+//! The reader (docs/formats/cli.md §4, docs/formats/store.md §8): it opens
 //! only the store, read-only (`query_only`), and answers one question per
 //! invocation. The model file is never opened; it only says which store.
 //! Nothing is written and a missing store is never created.

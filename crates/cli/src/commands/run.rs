@@ -1,7 +1,7 @@
-//! A real `explain` run on top of the store (insights.md §16.8): load what
-//! exists, confirm the spending, begin a run, execute with every finished
-//! unit committed, finish the run, export the side-car atomically, report.
-//! Also `--export` and `--import`.
+//! A real `explain` run on top of the store (docs/formats/cli.md §3.4–§3.7,
+//! docs/formats/store.md §9): load what exists, confirm the spending, begin a
+//! run, execute with every finished unit committed, finish the run, export the
+//! side-car atomically, report. Also `--export` and `--import`.
 
 use super::explain::{ExplainArgs, ProviderChoice};
 use crate::Failure;
