@@ -9,6 +9,11 @@
 //! Browser only (wasm32):
 //! * `app`: the Leptos CSR page (renders, never holds the model);
 //! * `worker`: the dedicated Worker that holds the model, sources, plan, run and store.
+//!
+//! **Must never:** hold the model, plan rows or records on the UI thread (the
+//! Worker does); render corpus or model text as HTML; write a key anywhere but
+//! the tab's memory (or, opted in, localStorage); send anything before the user
+//! confirmed the estimate.
 
 pub mod insight;
 pub mod planning;

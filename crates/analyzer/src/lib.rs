@@ -38,6 +38,9 @@
 //!    visible effect: only `OperationFact` exposes `entryPoint`.
 //! 4. C# properties / indexers stay in `fields` (upstream parity).
 //! 5. `implementersOf` follows `interfaceImplementation` only (upstream parity).
+//!
+//! **Must never:** do I/O or read a clock; depend on the insights engine, a
+//! store or a provider; change a model it is given.
 
 pub mod cycles;
 pub mod facts;

@@ -25,6 +25,10 @@
 //! let map = explorer.answer(&explore::Request { question: "how is a rental priced?", ..Default::default() });
 //! println!("{}", map.to_markdown());
 //! ```
+//!
+//! **Must never:** write anything, read a clock, or read files (source comes
+//! through `SourceReader`, explanations through `Explanations`); present a
+//! capped list as complete.
 
 mod explanations;
 mod gather;

@@ -1,6 +1,13 @@
 //! The explain engine (pure, no I/O): from a model and its analyzer facts to
 //! every prompt a run would send, in walk order, with fingerprints and an
 //! estimate.
+//!
+//! **Must never:** do I/O, read a clock or randomness, or speak HTTP (model
+//! calls go through `complete::Completer`, records through `run::RecordBook`,
+//! source through `sources::SourceReader`); hash prompt wording into a
+//! fingerprint; parse a prompt's text back to learn what it asks
+//! (`complete::Asking` says it); let a model answer become a record without
+//! validating it against the block types.
 pub mod blocks;
 pub mod canonical;
 pub mod complete;

@@ -12,6 +12,11 @@
 //! * the retry policy of §10 with an injectable [`Sleeper`].
 //!
 //! [`demo::DemoCompleter`] answers offline, without any provider.
+//!
+//! **Must never:** put a key in a URL, a log line, `Debug` output, the store or
+//! the side-car; retry a refusal or a fatal status as if it were transient;
+//! sleep for a provider's `Retry-After` longer than
+//! `retry::MAX_RETRY_AFTER_MS`.
 
 pub mod client;
 pub mod demo;

@@ -11,6 +11,11 @@
 //! * [`graph`] holds the result: interned strings, `u32` surrogates, edges in
 //!   one array, forward / reverse / containment adjacency.
 //! * [`order`] is the one string order of the product (UTF-16 code units).
+//!
+//! **Must never:** read a file, a clock or the network; panic on any input
+//! bytes; hold the model file as one string; order ids by Rust's `str` order
+//! (UTF-16 code units only, `cmp_utf16`); link `builder` into a shipped binary
+//! (it is behind the feature `builder`).
 
 #[cfg(feature = "builder")]
 pub mod builder;

@@ -32,6 +32,9 @@
 //! * [`Navigator::ancestors`] excludes the node itself.
 //! * A module shows the rows it owns (imports, mostly), not its types' rows;
 //!   the module overview is where types' rows roll up to modules.
+//!
+//! **Must never:** do I/O or read a clock; borrow the model (it owns its data);
+//! answer more rows than a page asks for.
 
 mod build;
 mod layout;

@@ -14,6 +14,10 @@
 //! (`..`, absolute, a drive letter) is never looked up: it is answered
 //! [`SourceFile::Rejected`] (by a reader) or reported as a skipped entry (by an
 //! archive), never a panic.
+//!
+//! **Must never:** touch the file system or the network (bytes are pushed in);
+//! inflate an archive entry past its limit; drop a file because it is not UTF-8
+//! (it is read lossily and noted).
 
 pub mod archive;
 pub mod memory;

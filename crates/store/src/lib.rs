@@ -27,6 +27,11 @@
 //! Explanations are searchable as text ([`Store::search_text`]): an FTS5
 //! index over every record, kept by triggers in the transaction that writes
 //! the record.
+//!
+//! **Must never:** rebuild or overwrite a store it cannot read (newer, foreign,
+//! zero bytes); let two writers write one store; order ids with SQLite's `ORDER
+//! BY`; keep U+0000 in a column; write a side-car other than through
+//! `insights::sidecar`'s encoder; speak HTTP.
 
 mod book;
 mod error;

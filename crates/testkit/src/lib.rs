@@ -7,6 +7,9 @@
 //! connection, `Connection: close`) rather than through an HTTP server crate,
 //! because a test needs to drop a connection without an answer, which a
 //! server library does not let one do.
+//!
+//! **Must never:** be a dependency of a shipped binary or the page; reach
+//! beyond 127.0.0.1.
 
 mod fault;
 mod http;
