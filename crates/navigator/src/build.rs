@@ -18,129 +18,15 @@ pub(crate) fn build(model: &Model, view: &View) -> Navigator {
     let n = model.entity_count() as usize;
 
     // 1. Which entities are nodes, and their categories.
-    let mut cat: Vec<Option<Category>> = vec![None; n];
-    for i in 0..n as u32 {
-        if view.keeps_entity(&graph, i) {
-            cat[i as usize] = Category::of_container(model.entity(i).trait_mask());
-        }
-    }
-    for i in 0..n as u32 {
-        let e = model.entity(i);
-        if cat[i as usize].is_some() || !view.keeps_entity(&graph, i) {
-            continue;
-        }
-        let Some(p) = e.parent().filter(|&p| (p as usize) < n) else { continue };
-        if cat[p as usize].is_some_and(Category::is_owner) {
-            cat[i as usize] = Category::of_member(e.trait_mask());
-        }
-    }
+    let cat = categories(model, &graph, view);
 
-    // 2. Tree parents: a member hangs under its parent; a module or type
-    //    under the nearest ancestor that is a module or type node.
-    let mut tree_parent = vec![NONE; n];
-    let mut candidates: Vec<u32> = Vec::new();
-    for i in 0..n as u32 {
-        let Some(c) = cat[i as usize] else { continue };
-        candidates.push(i);
-        let mut p = model.entity(i).parent();
-        if !c.is_owner() {
-            tree_parent[i as usize] = p.expect("a member has a parent");
-            continue;
-        }
-        for _ in 0..MAX_WALK {
-            match p {
-                Some(q) if (q as usize) < n && q != i => {
-                    if cat[q as usize].is_some_and(Category::is_owner) {
-                        tree_parent[i as usize] = q;
-                        break;
-                    }
-                    p = model.entity(q).parent();
-                }
-                _ => break,
-            }
-        }
-    }
-    let display: Vec<&str> =
-        (0..n as u32).map(|i| if cat[i as usize].is_some() { display_name(model.entity(i)) } else { "" }).collect();
-    candidates.sort_unstable_by(|&a, &b| {
-        cat[a as usize]
-            .cmp(&cat[b as usize])
-            .then_with(|| cmp_utf16(display[a as usize], display[b as usize]))
-            .then_with(|| graph.cmp(a, b))
-    });
+    // 2. Tree parents and each parent's children, sorted.
+    let tree = Tree::of(model, &graph, &cat);
+    let display = &tree.display;
 
-    // Children per tree parent, in sorted order (counting sort, stable).
-    let mut child_offsets = vec![0u32; n + 1];
-    for &c in &candidates {
-        let p = tree_parent[c as usize];
-        if p != NONE {
-            child_offsets[p as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        child_offsets[i + 1] += child_offsets[i];
-    }
-    let mut fill = child_offsets.clone();
-    let mut child_items = vec![0u32; child_offsets[n] as usize];
-    for &c in &candidates {
-        let p = tree_parent[c as usize];
-        if p != NONE {
-            child_items[fill[p as usize] as usize] = c;
-            fill[p as usize] += 1;
-        }
-    }
-    let children_of = |e: u32| &child_items[child_offsets[e as usize] as usize..child_offsets[e as usize + 1] as usize];
-
-    // 3. Preorder. Roots first in sorted order; then, should a parent cycle
-    //    leave candidates unreached, each of them becomes a root.
-    let mut node_of = vec![NONE; n];
-    let mut order: Vec<u32> = Vec::with_capacity(candidates.len());
-    let mut parent: Vec<u32> = Vec::with_capacity(candidates.len());
-    let mut depth: Vec<u32> = Vec::with_capacity(candidates.len());
-    let mut roots = Vec::new();
-    let mut stack: Vec<(u32, u32, u32)> = Vec::new();
-    let mut visit = |start: u32, stack: &mut Vec<(u32, u32, u32)>, roots: &mut Vec<u32>| {
-        if node_of[start as usize] != NONE {
-            return;
-        }
-        roots.push(order.len() as u32);
-        stack.push((start, NONE, 0));
-        while let Some((e, p, d)) = stack.pop() {
-            if node_of[e as usize] != NONE {
-                continue;
-            }
-            let id = order.len() as u32;
-            node_of[e as usize] = id;
-            order.push(e);
-            parent.push(p);
-            depth.push(d);
-            for &c in children_of(e).iter().rev() {
-                stack.push((c, id, d + 1));
-            }
-        }
-    };
-    for &c in &candidates {
-        if tree_parent[c as usize] == NONE {
-            visit(c, &mut stack, &mut roots);
-        }
-    }
-    for &c in &candidates {
-        visit(c, &mut stack, &mut roots);
-    }
+    // 3. Preorder.
+    let Preorder { node_of, order, parent, depth, roots, end, children, children_shown } = Preorder::of(&graph, &tree);
     let len = order.len();
-    let mut end: Vec<u32> = (1..=len as u32).collect();
-    let mut children = vec![0u32; len];
-    let mut children_shown = vec![0u32; len];
-    for i in (0..len).rev() {
-        let p = parent[i];
-        if p != NONE {
-            end[p as usize] = end[p as usize].max(end[i]);
-            children[p as usize] += 1;
-            if !graph.is_stub(order[i]) {
-                children_shown[p as usize] += 1;
-            }
-        }
-    }
 
     // 4. Per-node data.
     let mut kinds: Vec<String> = Vec::new();
@@ -184,27 +70,7 @@ pub(crate) fn build(model: &Model, view: &View) -> Navigator {
     key_start.push(keys.len() as u32);
 
     // 5. Entities: the member node carrying each, its owner, a detail text.
-    let mut ent_member = vec![NONE; n];
-    let mut ent_owner = vec![NONE; n];
-    for i in 0..n as u32 {
-        let mut cur = i;
-        for _ in 0..MAX_WALK {
-            let node = node_of[cur as usize];
-            if node != NONE {
-                if !category[node as usize].is_owner() {
-                    ent_member[i as usize] = node;
-                }
-                break;
-            }
-            match model.entity(cur).parent() {
-                Some(p) if (p as usize) < n => cur = p,
-                _ => break,
-            }
-        }
-        let placed = |c: Option<u32>| c.map(|c| node_of[c as usize]).filter(|&x| x != NONE);
-        ent_owner[i as usize] =
-            placed(graph.containing_type(i)).or_else(|| placed(graph.containing_module(i))).unwrap_or(NONE);
-    }
+    let (ent_member, ent_owner) = entity_places(model, &graph, &node_of, &category);
     let mut details = Pool::default();
     let mut ent_detail = vec![NONE; n];
     let mut detail_done = vec![false; n];
@@ -290,63 +156,10 @@ pub(crate) fn build(model: &Model, view: &View) -> Navigator {
     }
 
     // 7. Owner-level links and fan-in / fan-out.
-    let mut links: Vec<Link> = Vec::new();
-    let mut links_out = vec![0u32; len + 1];
-    let mut scratch: Vec<(u32, Role, Provenance)> = Vec::new();
-    for f in 0..len {
-        scratch.clear();
-        scratch.extend(
-            rows[out_start[f] as usize..out_start[f + 1] as usize].iter().map(|r| (r.to, r.role, r.provenance)),
-        );
-        scratch.sort_unstable_by_key(|s| s.0);
-        for &(to, role, provenance) in &scratch {
-            match links.last_mut() {
-                Some(l) if l.from == f as u32 && l.to == to => l.add(role, provenance),
-                _ => links.push(Link::new(f as u32, to, role, provenance)),
-            }
-        }
-        links_out[f + 1] = links.len() as u32;
-    }
-    let mut fan_in = vec![0u32; len];
-    let mut fan_out = vec![0u32; len];
-    for l in &links {
-        fan_out[l.from as usize] += 1;
-        fan_in[l.to as usize] += 1;
-    }
-    // Members: distinct counterpart owners of the rows they carry.
-    let mut pairs: Vec<u64> = Vec::new();
-    for (side, fans) in [(0, &mut fan_out), (1, &mut fan_in)] {
-        pairs.clear();
-        pairs.extend(rows.iter().filter_map(|r| {
-            let (m, other) = if side == 0 { (member(r.from_ent), r.to) } else { (member(r.to_ent), r.from) };
-            (m != NONE).then_some((m as u64) << 32 | other as u64)
-        }));
-        pairs.sort_unstable();
-        pairs.dedup();
-        for p in &pairs {
-            fans[(p >> 32) as usize] += 1;
-        }
-    }
+    let (mut links, links_out, fan_in, fan_out) = owner_links(&rows, &out_start, len, &ent_member);
 
     // 8. Module-level links: each end rolled up to its owning module.
-    let module_node = |e: u32| graph.containing_module(e).map_or(NONE, |m| node_of[m as usize]);
-    let mut module_rows: Vec<(u64, Role, Provenance)> = rows
-        .iter()
-        .filter_map(|r| {
-            let (f, t) = (module_node(r.from_ent), module_node(r.to_ent));
-            (f != NONE && t != NONE && f != t).then_some(((f as u64) << 32 | t as u64, r.role, r.provenance))
-        })
-        .collect();
-    module_rows.sort_unstable_by_key(|m| m.0);
-    let mut module_links: Vec<Link> = Vec::new();
-    for &(key, role, provenance) in &module_rows {
-        let (f, t) = ((key >> 32) as u32, key as u32);
-        match module_links.last_mut() {
-            Some(l) if l.from == f && l.to == t => l.add(role, provenance),
-            _ => module_links.push(Link::new(f, t, role, provenance)),
-        }
-    }
-    drop(module_rows);
+    let mut module_links = module_links(&rows, &graph, &node_of);
 
     // 9. Cycle reports, module level first.
     let cycles = [Level::Module, Level::Type].map(|level| cycle_report(&graph, view, level, &node_of)).to_vec();
@@ -395,6 +208,273 @@ pub(crate) fn build(model: &Model, view: &View) -> Navigator {
         cycles,
         diagnostics,
     }
+}
+
+/// Phase 1: which entities are nodes (kept by the view), and their categories:
+/// modules and types by their traits, members when their parent is an owner.
+fn categories(model: &Model, graph: &CodeGraph<'_>, view: &View) -> Vec<Option<Category>> {
+    let n = model.entity_count() as usize;
+    let mut cat: Vec<Option<Category>> = vec![None; n];
+    for i in 0..n as u32 {
+        if view.keeps_entity(graph, i) {
+            cat[i as usize] = Category::of_container(model.entity(i).trait_mask());
+        }
+    }
+    for i in 0..n as u32 {
+        let e = model.entity(i);
+        if cat[i as usize].is_some() || !view.keeps_entity(graph, i) {
+            continue;
+        }
+        let Some(p) = e.parent().filter(|&p| (p as usize) < n) else { continue };
+        if cat[p as usize].is_some_and(Category::is_owner) {
+            cat[i as usize] = Category::of_member(e.trait_mask());
+        }
+    }
+    cat
+}
+
+/// Phase 2: the tree's parents and children. A member hangs under its
+/// parent; a module or type under the nearest ancestor that is a module or
+/// type node. Candidates (every node) are sorted by (category, name, id);
+/// each parent's children keep that order (a stable counting sort).
+struct Tree<'m> {
+    /// Every node entity, sorted.
+    candidates: Vec<u32>,
+    /// Entity → its tree parent entity, or `NONE`.
+    tree_parent: Vec<u32>,
+    /// Entity → the name it is shown by ("" for non-nodes).
+    display: Vec<&'m str>,
+    child_offsets: Vec<u32>,
+    child_items: Vec<u32>,
+}
+
+impl<'m> Tree<'m> {
+    fn of(model: &'m Model, graph: &CodeGraph<'_>, cat: &[Option<Category>]) -> Tree<'m> {
+        let n = model.entity_count() as usize;
+        let mut tree_parent = vec![NONE; n];
+        let mut candidates: Vec<u32> = Vec::new();
+        for i in 0..n as u32 {
+            let Some(c) = cat[i as usize] else { continue };
+            candidates.push(i);
+            let mut p = model.entity(i).parent();
+            if !c.is_owner() {
+                tree_parent[i as usize] = p.expect("a member has a parent");
+                continue;
+            }
+            for _ in 0..MAX_WALK {
+                match p {
+                    Some(q) if (q as usize) < n && q != i => {
+                        if cat[q as usize].is_some_and(Category::is_owner) {
+                            tree_parent[i as usize] = q;
+                            break;
+                        }
+                        p = model.entity(q).parent();
+                    }
+                    _ => break,
+                }
+            }
+        }
+        let display: Vec<&str> =
+            (0..n as u32).map(|i| if cat[i as usize].is_some() { display_name(model.entity(i)) } else { "" }).collect();
+        candidates.sort_unstable_by(|&a, &b| {
+            cat[a as usize]
+                .cmp(&cat[b as usize])
+                .then_with(|| cmp_utf16(display[a as usize], display[b as usize]))
+                .then_with(|| graph.cmp(a, b))
+        });
+        let mut child_offsets = vec![0u32; n + 1];
+        for &c in &candidates {
+            let p = tree_parent[c as usize];
+            if p != NONE {
+                child_offsets[p as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            child_offsets[i + 1] += child_offsets[i];
+        }
+        let mut fill = child_offsets.clone();
+        let mut child_items = vec![0u32; child_offsets[n] as usize];
+        for &c in &candidates {
+            let p = tree_parent[c as usize];
+            if p != NONE {
+                child_items[fill[p as usize] as usize] = c;
+                fill[p as usize] += 1;
+            }
+        }
+        Tree { candidates, tree_parent, display, child_offsets, child_items }
+    }
+
+    fn children_of(&self, e: u32) -> &[u32] {
+        &self.child_items[self.child_offsets[e as usize] as usize..self.child_offsets[e as usize + 1] as usize]
+    }
+}
+
+/// Phase 3: the nodes in preorder. Roots first in sorted order; then, should
+/// a parent cycle leave candidates unreached, each of them becomes a root.
+struct Preorder {
+    node_of: Vec<u32>,
+    order: Vec<u32>,
+    parent: Vec<u32>,
+    depth: Vec<u32>,
+    roots: Vec<u32>,
+    end: Vec<u32>,
+    children: Vec<u32>,
+    children_shown: Vec<u32>,
+}
+
+impl Preorder {
+    fn of(graph: &CodeGraph<'_>, tree: &Tree<'_>) -> Preorder {
+        let n = tree.tree_parent.len();
+        let mut node_of = vec![NONE; n];
+        let mut order: Vec<u32> = Vec::with_capacity(tree.candidates.len());
+        let mut parent: Vec<u32> = Vec::with_capacity(tree.candidates.len());
+        let mut depth: Vec<u32> = Vec::with_capacity(tree.candidates.len());
+        let mut roots = Vec::new();
+        let mut stack: Vec<(u32, u32, u32)> = Vec::new();
+        let mut visit = |start: u32, stack: &mut Vec<(u32, u32, u32)>, roots: &mut Vec<u32>| {
+            if node_of[start as usize] != NONE {
+                return;
+            }
+            roots.push(order.len() as u32);
+            stack.push((start, NONE, 0));
+            while let Some((e, p, d)) = stack.pop() {
+                if node_of[e as usize] != NONE {
+                    continue;
+                }
+                let id = order.len() as u32;
+                node_of[e as usize] = id;
+                order.push(e);
+                parent.push(p);
+                depth.push(d);
+                for &c in tree.children_of(e).iter().rev() {
+                    stack.push((c, id, d + 1));
+                }
+            }
+        };
+        for &c in &tree.candidates {
+            if tree.tree_parent[c as usize] == NONE {
+                visit(c, &mut stack, &mut roots);
+            }
+        }
+        for &c in &tree.candidates {
+            visit(c, &mut stack, &mut roots);
+        }
+        let len = order.len();
+        let mut end: Vec<u32> = (1..=len as u32).collect();
+        let mut children = vec![0u32; len];
+        let mut children_shown = vec![0u32; len];
+        for i in (0..len).rev() {
+            let p = parent[i];
+            if p != NONE {
+                end[p as usize] = end[p as usize].max(end[i]);
+                children[p as usize] += 1;
+                if !graph.is_stub(order[i]) {
+                    children_shown[p as usize] += 1;
+                }
+            }
+        }
+        Preorder { node_of, order, parent, depth, roots, end, children, children_shown }
+    }
+}
+
+/// Phase 5: per entity, the member node that carries it (`NONE` when it is
+/// an owner or not under a node) and the owner node it belongs to (its type,
+/// else its module).
+fn entity_places(model: &Model, graph: &CodeGraph<'_>, node_of: &[u32], category: &[Category]) -> (Vec<u32>, Vec<u32>) {
+    let n = model.entity_count() as usize;
+    let mut ent_member = vec![NONE; n];
+    let mut ent_owner = vec![NONE; n];
+    for i in 0..n as u32 {
+        let mut cur = i;
+        for _ in 0..MAX_WALK {
+            let node = node_of[cur as usize];
+            if node != NONE {
+                if !category[node as usize].is_owner() {
+                    ent_member[i as usize] = node;
+                }
+                break;
+            }
+            match model.entity(cur).parent() {
+                Some(p) if (p as usize) < n => cur = p,
+                _ => break,
+            }
+        }
+        let placed = |c: Option<u32>| c.map(|c| node_of[c as usize]).filter(|&x| x != NONE);
+        ent_owner[i as usize] =
+            placed(graph.containing_type(i)).or_else(|| placed(graph.containing_module(i))).unwrap_or(NONE);
+    }
+    (ent_member, ent_owner)
+}
+
+/// Phase 7: owner-level links (the rows of one owner to another, merged) and
+/// fan-in / fan-out: distinct counterpart owners, for an owner and for each
+/// member by the rows it carries.
+fn owner_links(
+    rows: &[Row],
+    out_start: &[u32],
+    len: usize,
+    ent_member: &[u32],
+) -> (Vec<Link>, Vec<u32>, Vec<u32>, Vec<u32>) {
+    let member = |e: u32| ent_member[e as usize];
+    let mut links: Vec<Link> = Vec::new();
+    let mut links_out = vec![0u32; len + 1];
+    let mut scratch: Vec<(u32, Role, Provenance)> = Vec::new();
+    for f in 0..len {
+        scratch.clear();
+        scratch.extend(
+            rows[out_start[f] as usize..out_start[f + 1] as usize].iter().map(|r| (r.to, r.role, r.provenance)),
+        );
+        scratch.sort_unstable_by_key(|s| s.0);
+        for &(to, role, provenance) in &scratch {
+            match links.last_mut() {
+                Some(l) if l.from == f as u32 && l.to == to => l.add(role, provenance),
+                _ => links.push(Link::new(f as u32, to, role, provenance)),
+            }
+        }
+        links_out[f + 1] = links.len() as u32;
+    }
+    let mut fan_in = vec![0u32; len];
+    let mut fan_out = vec![0u32; len];
+    for l in &links {
+        fan_out[l.from as usize] += 1;
+        fan_in[l.to as usize] += 1;
+    }
+    let mut pairs: Vec<u64> = Vec::new();
+    for (side, fans) in [(0, &mut fan_out), (1, &mut fan_in)] {
+        pairs.clear();
+        pairs.extend(rows.iter().filter_map(|r| {
+            let (m, other) = if side == 0 { (member(r.from_ent), r.to) } else { (member(r.to_ent), r.from) };
+            (m != NONE).then_some((m as u64) << 32 | other as u64)
+        }));
+        pairs.sort_unstable();
+        pairs.dedup();
+        for p in &pairs {
+            fans[(p >> 32) as usize] += 1;
+        }
+    }
+    (links, links_out, fan_in, fan_out)
+}
+
+/// Phase 8: module-level links, each end of a row rolled up to its owning module.
+fn module_links(rows: &[Row], graph: &CodeGraph<'_>, node_of: &[u32]) -> Vec<Link> {
+    let module_node = |e: u32| graph.containing_module(e).map_or(NONE, |m| node_of[m as usize]);
+    let mut module_rows: Vec<(u64, Role, Provenance)> = rows
+        .iter()
+        .filter_map(|r| {
+            let (f, t) = (module_node(r.from_ent), module_node(r.to_ent));
+            (f != NONE && t != NONE && f != t).then_some(((f as u64) << 32 | t as u64, r.role, r.provenance))
+        })
+        .collect();
+    module_rows.sort_unstable_by_key(|m| m.0);
+    let mut module_links: Vec<Link> = Vec::new();
+    for &(key, role, provenance) in &module_rows {
+        let (f, t) = ((key >> 32) as u32, key as u32);
+        match module_links.last_mut() {
+            Some(l) if l.from == f && l.to == t => l.add(role, provenance),
+            _ => module_links.push(Link::new(f, t, role, provenance)),
+        }
+    }
+    module_links
 }
 
 impl Link {
