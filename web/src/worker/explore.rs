@@ -1,0 +1,129 @@
+//! The Explore tab: the explore index kept beside the model, questions, and the full-text search over explanations.
+
+use super::*;
+/// Builds the code graph and explore index of `model` unless they are
+/// built; returns whether they were.
+pub(super) fn explore_cell(model: &Rc<model::Model>) -> bool {
+    let built = EXPLORE.with(|e| e.borrow().as_ref().is_some_and(|c| Rc::ptr_eq(c.borrow_owner(), model)));
+    if !built {
+        let cell = ExploreCell::new(model.clone(), |m| {
+            let graph = analyzer::graph::CodeGraph::new(m);
+            let index = ::explore::ExploreIndex::build(&graph);
+            Explorable { graph, index, explained: u64::MAX }
+        });
+        EXPLORE.with(|e| *e.borrow_mut() = Some(cell));
+    }
+    built
+}
+
+/// The store's records as explanations, checked against the last plan.
+pub(super) fn explore_question(question: String, flag: Option<String>, setting: Option<String>) {
+    let Ok((model, _)) = loaded() else {
+        post(&FromWorker::Error { message: "load a model to explore it".into() });
+        return;
+    };
+    let started = now_ms();
+    let store = STATE.with(|s| s.borrow().store.clone());
+    let records: u64 = store.as_ref().and_then(|st| st.count().ok()).unwrap_or(0);
+    let built = explore_cell(&model);
+    let index_millis = if built { 0.0 } else { now_ms() - started };
+    let book = store.as_deref().and_then(|st| store::StoreBook::new(st).ok());
+    let current = STATE.with(|s| s.borrow().current.clone());
+    let nav = navigator();
+    let answer = EXPLORE.with(|e| {
+        let mut e = e.borrow_mut();
+        let cell = e.as_mut().expect("built above");
+        // The explanation words follow the store (records arrive with runs and imports).
+        cell.with_dependent_mut(|_, x| {
+            if x.explained != records {
+                let texts: Vec<(String, String)> = store
+                    .as_deref()
+                    .and_then(|st| st.records().ok())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|r| (r.id.clone(), r.block.description().to_owned()))
+                    .collect();
+                x.index.set_explanations(&x.graph, texts.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+                x.explained = records;
+            }
+        });
+        cell.with_dependent(|_, x| {
+            let none = ::explore::NoExplanations;
+            let with_records;
+            let explanations: &dyn ::explore::Explanations = match &book {
+                Some(b) => {
+                    with_records = ::explore::RecordExplanations { records: b, current: current.as_deref() };
+                    &with_records
+                }
+                None => &none,
+            };
+            let src = source();
+            let explorer = ::explore::Explorer {
+                graph: &x.graph,
+                index: &x.index,
+                sources: src.as_deref().map(Source::reader),
+                explanations,
+            };
+            let request = ::explore::Request {
+                question: &question,
+                flag: flag.as_deref().and_then(::explore::Mode::parse),
+                setting: setting.as_deref().and_then(::explore::Mode::parse),
+                caps: ::explore::Caps::default(),
+                body_hint: Some("select {name} in the Navigate tab".into()),
+            };
+            explorer.answer(&request)
+        })
+    });
+    let markdown = answer.to_markdown();
+    let symbols = answer
+        .symbols
+        .items
+        .iter()
+        .map(|s| crate::protocol::MapSymbol {
+            id: s.at.id.clone(),
+            name: s.at.name.clone(),
+            kind: s.at.kind.clone(),
+            node: nav.as_ref().and_then(|n| n.node_of(&s.at.id)),
+            explanation: s.explanation.as_ref().map(|e| e.text.clone()),
+            stale: s.explanation.as_ref().is_some_and(|e| e.freshness == ::explore::Freshness::Stale),
+        })
+        .collect();
+    let chars = markdown.chars().count() as u64;
+    let answer = crate::protocol::ExploreAnswer {
+        question,
+        mode: format!("{:?}", answer.mode).to_lowercase(),
+        tokens: ::explore::estimate_tokens(&markdown),
+        markdown,
+        symbols,
+        chars,
+        millis: now_ms() - started,
+        index_millis,
+    };
+    post(&FromWorker::Explored { answer });
+}
+
+pub(super) fn text_search(query: String) {
+    let store = STATE.with(|s| s.borrow().store.clone());
+    let Some(store) = store else {
+        post(&FromWorker::TextHits { query, hits: vec![], message: Some("no store is open in this tab".into()) });
+        return;
+    };
+    let nav = navigator();
+    match store.search_text(&query, 50) {
+        Ok(hits) => {
+            let hits = hits
+                .into_iter()
+                .map(|h| crate::protocol::TextHitView {
+                    node: nav.as_ref().and_then(|n| n.node_of(&h.id)),
+                    id: h.id,
+                    level: h.level.as_str().to_owned(),
+                    name: h.name,
+                    concept: h.concept,
+                    snippet: h.snippet,
+                })
+                .collect();
+            post(&FromWorker::TextHits { query, hits, message: None });
+        }
+        Err(e) => post(&FromWorker::TextHits { query, hits: vec![], message: Some(e.to_string()) }),
+    }
+}

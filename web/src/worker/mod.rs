@@ -1,0 +1,317 @@
+//! The dedicated Worker: owns all state (the model, the sources, the plan,
+//! the run and the store, in [`State`]) and talks to the page only through
+//! [`crate::protocol`] messages. The pure parts of what it does are in
+//! [`crate::planning`] and [`crate::progress`]; these modules are the wiring
+//! to the browser (fetch, files, OPFS, Web Locks, timers), one per concern,
+//! mirroring the page's panels in `app/`: `load`, `plan`, `run`, `keep`,
+//! `navigate`, `explore`. This file holds the state, the message loop and
+//! the dispatch (`handle`).
+
+use crate::planning::{self, PlanTable};
+use crate::progress::{in_flight_label, Progress};
+use crate::protocol::{
+    FromWorker, Input, LoadError, ModelSummary, PlanSettings, RowQuery, RunRequest, SourceSummary, StoreInfo,
+    StoreStatus, ToWorker,
+};
+use crate::wire;
+use insights::complete::{Completer, Completion, CompletionError, CompletionRequest, LocalFuture};
+use insights::records::{NoRecords, RecordSource};
+use insights::run::StepEvent;
+use insights::slice::SourceSlicer;
+use insights::units::Corpus;
+use sources::SourceReader;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStreamDefaultReader};
+
+mod explore;
+mod keep;
+mod load;
+mod navigate;
+mod plan;
+mod run;
+use explore::*;
+use keep::*;
+use load::*;
+use navigate::*;
+use plan::*;
+use run::*;
+
+/// The Web Lock that owns this browser's stores (the OPFS pool is one
+/// directory that only one worker of the origin can hold at a time).
+const STORE_LOCK: &str = "codegraph-insights/stores";
+
+/// Progress messages are sent at most this often (ms), and at the end.
+const PROGRESS_EVERY_MS: f64 = 100.0;
+
+/// The model the worker holds (the page never gets it, only summaries).
+struct Loaded {
+    model: Rc<model::Model>,
+    /// The name it was loaded under (a file name or URL).
+    name: String,
+}
+
+/// Source text for prompts.
+enum Source {
+    Archive(sources::Archive),
+    Folder(sources::MemorySources),
+}
+
+impl Source {
+    fn reader(&self) -> &dyn SourceReader {
+        match self {
+            Source::Archive(a) => a,
+            Source::Folder(f) => f,
+        }
+    }
+}
+
+/// The state of the worker (one thread: `RefCell`s, never held across an await).
+#[derive(Default)]
+struct State {
+    loaded: Option<Loaded>,
+    source: Option<(Rc<Source>, String)>,
+    /// The store of the loaded model, when this tab may write.
+    store: Option<Rc<store::Store>>,
+    store_name: Option<String>,
+    /// Why this tab cannot write, once known.
+    read_only: Option<String>,
+    pool: Option<store::opfs::OpfsPool>,
+    lock: Option<bool>,
+    table: PlanTable,
+    /// Module and type ids a scope may name (from the last plan).
+    scope_ids: Vec<String>,
+    /// The navigator of the loaded model, and which of its nodes are expanded.
+    nav: Option<Rc<navigator::Navigator>>,
+    expanded: hashbrown::HashSet<u32>,
+    /// Why a record no longer matches the model (unit member id → reason), from the last plan.
+    stale: hashbrown::HashMap<String, String>,
+    /// Member id → the fingerprint the last plan gives its unit (for explore's freshness).
+    current: Option<Rc<hashbrown::HashMap<String, String>>>,
+    running: bool,
+}
+
+/// The code graph and the explore index of a model, beside the model they borrow.
+struct Explorable<'m> {
+    graph: analyzer::graph::CodeGraph<'m>,
+    index: ::explore::ExploreIndex,
+    /// Records the explanation words were indexed from.
+    explained: u64,
+}
+
+self_cell::self_cell!(
+    struct ExploreCell {
+        owner: Rc<model::Model>,
+        #[not_covariant]
+        dependent: Explorable,
+    }
+);
+
+thread_local! {
+    static EXPLORE: RefCell<Option<ExploreCell>> = const { RefCell::new(None) };
+    static STATE: RefCell<State> = RefCell::new(State::default());
+    /// Run controls, read by the run's completer and stop hook.
+    static PAUSED: Cell<bool> = const { Cell::new(false) };
+    static STOPPING: Cell<bool> = const { Cell::new(false) };
+    static IN_FLIGHT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let data = ev.data();
+        match wire::from_js::<ToWorker>(data.clone()) {
+            Ok(msg) => wasm_bindgen_futures::spawn_local(handle(msg, data)),
+            Err(e) => post(&FromWorker::Error { message: format!("unreadable message: {e}") }),
+        }
+    });
+    scope().set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    // Messages the page sent while our wasm was still loading had no
+    // listener and are gone, so announce ourselves now.
+    post(&FromWorker::ready());
+}
+
+fn post(msg: &FromWorker) {
+    post_with(msg, None);
+}
+
+/// Posts `msg`, with `extra` set on it as `(key, value)` (bytes, files).
+fn post_with(msg: &FromWorker, extra: Option<(&str, JsValue)>) {
+    let sent = wire::to_js(msg).and_then(|v| {
+        if let Some((k, x)) = &extra {
+            js_sys::Reflect::set(&v, &JsValue::from_str(k), x).map_err(|e| js_text(&e))?;
+        }
+        scope().post_message(&v).map_err(|e| js_text(&e))
+    });
+    if let Err(e) = sent {
+        web_sys::console::error_1(&format!("worker: cannot post a {} message: {e}", kind_of(msg)).into());
+    }
+}
+
+fn kind_of(msg: &FromWorker) -> String {
+    wire::to_js(msg)
+        .ok()
+        .and_then(|v| js_sys::Reflect::get(&v, &"type".into()).ok())
+        .and_then(|t| t.as_string())
+        .unwrap_or_default()
+}
+
+fn js_text(v: &JsValue) -> String {
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    v.as_string()
+        .or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| format!("{v:?}"))
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+fn now_iso() -> String {
+    String::from(js_sys::Date::new_0().to_iso_string())
+}
+
+/// Bytes of the worker's wasm memory (it only grows, so this is the peak).
+fn wasm_memory_bytes() -> u64 {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as u64
+}
+
+/// A JS value carried beside the message (`file`, `files`).
+fn attached(data: &JsValue, key: &str) -> Option<JsValue> {
+    js_sys::Reflect::get(data, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+async fn handle(msg: ToWorker, data: JsValue) {
+    match msg {
+        ToWorker::Hello { protocol } => post(&crate::protocol::hello(protocol)),
+        ToWorker::LoadModelUrl { url } => {
+            let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(&url).to_owned();
+            let started = now_ms();
+            let answer = match fetch_stream(&url).await {
+                Ok((reader, total)) => read_model(reader, total, &name, started).await,
+                Err(e) => Err(LoadError { line: 0, rule: "fetch".into(), text: format!("{url}: {e}") }),
+            };
+            model_read(answer).await;
+        }
+        ToWorker::LoadModelFile { name } => {
+            let started = now_ms();
+            let answer = match attached(&data, "file").map(|f| f.unchecked_into::<web_sys::File>()) {
+                Some(file) => {
+                    let total = Some(file.size() as u64);
+                    let stream = file.stream();
+                    read_model(stream.get_reader().unchecked_into(), total, &name, started).await
+                }
+                None => Err(LoadError { line: 0, rule: "file".into(), text: format!("{name}: no file was given") }),
+            };
+            model_read(answer).await;
+        }
+        ToWorker::LoadSourceUrl { url } => {
+            let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(&url).to_owned();
+            let bytes = fetch_bytes(&url).await.map_err(|e| format!("{url}: {e}"));
+            source_read(bytes.and_then(|b| parse_archive(&name, &b)), name);
+        }
+        ToWorker::LoadSourceFile { name } => {
+            let bytes = match attached(&data, "file") {
+                Some(f) => file_bytes(&f.unchecked_into()).await.map_err(|e| format!("{name}: {e}")),
+                None => Err(format!("{name}: no file was given")),
+            };
+            source_read(bytes.and_then(|b| parse_archive(&name, &b)), name);
+        }
+        ToWorker::LoadSourceFolder { name } => {
+            let folder = match attached(&data, "files") {
+                Some(files) => read_folder(&files).await,
+                None => Err(format!("{name}: no files were given")),
+            };
+            source_read(folder, name);
+        }
+        ToWorker::Plan { settings } => match plan(&settings) {
+            Ok(()) => {}
+            Err(message) => post(&FromWorker::PlanFailed { message }),
+        },
+        ToWorker::PlanRows { query } => rows(&query),
+        ToWorker::Run { request } => {
+            if let Err(message) = run(request).await {
+                post(&FromWorker::RunFailed { message });
+            }
+        }
+        ToWorker::FetchPrices { provider, model } => post(&fetch_prices(&provider, &model).await),
+        ToWorker::SuggestScope { text } => {
+            let (ids, matching) =
+                STATE.with(|s| planning::suggest(&s.borrow().scope_ids, &text, crate::protocol::MAX_SUGGESTIONS));
+            post(&FromWorker::ScopeSuggestions { text, ids, matching });
+        }
+        ToWorker::Pause => PAUSED.with(|p| p.set(true)),
+        ToWorker::Resume => PAUSED.with(|p| p.set(false)),
+        ToWorker::Stop => {
+            STOPPING.with(|s| s.set(true));
+            PAUSED.with(|p| p.set(false));
+        }
+        ToWorker::ExportSidecar => export_sidecar(),
+        ToWorker::ImportSidecar { name, replace } => import_sidecar(&data, &name, replace).await,
+        ToWorker::ListStores => list_stores(),
+        ToWorker::DeleteStore { name } => {
+            if let Err(message) = delete_store(&name).await {
+                post(&FromWorker::Error { message });
+            }
+        }
+        ToWorker::ExportStore { name } => {
+            if let Err(message) = export_store(&name).await {
+                post(&FromWorker::Error { message });
+            }
+        }
+        ToWorker::NavRows { offset, limit, show_stubs } => nav_rows(offset, limit, show_stubs),
+        ToWorker::NavToggle { node } => STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            if !s.expanded.remove(&node) {
+                s.expanded.insert(node);
+            }
+        }),
+        ToWorker::NavSearch { query } => {
+            if let Some(nav) = navigator() {
+                let result = nav.search(&query, crate::protocol::NAV_SEARCH_CAP);
+                post(&FromWorker::NavSearch { query, result });
+            }
+        }
+        ToWorker::NavSelect { target, show_stubs } => nav_select(target, show_stubs),
+        ToWorker::NavDeps { node, limit } => {
+            if let Some(nav) = navigator() {
+                post(&FromWorker::NavDeps { deps: nav.dependencies(node, 0, limit as usize) });
+            }
+        }
+        ToWorker::NavGraph { node } => {
+            if let Some(nav) = navigator() {
+                let max = crate::protocol::NAV_GRAPH_NODES;
+                let graph = match node {
+                    Some(n) => nav.neighbourhood(n, max),
+                    None => nav.module_overview(max),
+                };
+                post(&FromWorker::NavGraph { graph });
+            }
+        }
+        ToWorker::NavCycles => {
+            if let Some(nav) = navigator() {
+                let reports = nav.cycles();
+                let mut names: Vec<(u32, String)> = reports
+                    .iter()
+                    .flat_map(|r| r.components.iter().flat_map(|c| c.members.iter().copied()))
+                    .map(|m| (m, nav.node(m).name))
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                post(&FromWorker::NavCycles { reports, names });
+            }
+        }
+        ToWorker::TextSearch { query } => text_search(query),
+        ToWorker::Explore { question, flag, setting } => explore_question(question, flag, setting),
+    }
+}

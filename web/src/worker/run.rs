@@ -1,0 +1,168 @@
+//! Run: the completer (paused, stopped, calls in flight), provider prices, and the run through store::StoreRun.
+
+use super::*;
+
+/// The run's completer: holds new calls while paused and tracks calls in flight.
+pub(super) struct Controlled<'c> {
+    inner: &'c dyn Completer,
+}
+
+impl Completer for Controlled<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn complete(&self, req: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
+        Box::pin(async move {
+            while PAUSED.with(Cell::get) && !STOPPING.with(Cell::get) {
+                gloo_timers::future::TimeoutFuture::new(100).await;
+            }
+            let unit = in_flight_label(&req.asking);
+            IN_FLIGHT.with(|f| f.borrow_mut().push(unit.clone()));
+            let answer = self.inner.complete(req).await;
+            IN_FLIGHT.with(|f| {
+                let mut f = f.borrow_mut();
+                if let Some(i) = f.iter().position(|u| *u == unit) {
+                    f.remove(i);
+                }
+            });
+            answer
+        })
+    }
+}
+
+/// The provider's configuration from the page's fields (a typed value).
+pub(super) fn provider_config(
+    provider: &crate::protocol::ProviderSettings,
+) -> Result<Option<llm::ProviderConfig>, String> {
+    provider.config()
+}
+
+pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, model: &str) -> FromWorker {
+    let answer = |prices: Option<crate::protocol::Prices>, message: Option<String>| FromWorker::ModelPrices {
+        model: model.to_owned(),
+        prices,
+        message,
+    };
+    let config = match provider {
+        // The list is public: a key is not needed to read OpenRouter's prices.
+        crate::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
+        other => provider_config(other),
+    };
+    let config = match config {
+        Ok(Some(c)) => c,
+        Ok(None) => return answer(Some(crate::protocol::Prices { input: 0.0, output: 0.0 }), None),
+        Err(e) => return answer(None, Some(e)),
+    };
+    match llm::prices::model_prices(&llm::DefaultTransport::default(), &config, model).await {
+        Ok(Some(p)) => answer(Some(crate::protocol::Prices { input: p.input, output: p.output }), None),
+        Ok(None) => answer(None, Some(format!("the provider lists no prices for {model}: type them"))),
+        Err(e) => answer(None, Some(format!("cannot read the provider's model list: {e}"))),
+    }
+}
+
+pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, String> {
+    if let Some(missing) = request.provider.missing() {
+        return Err(format!("the run needs {missing}"));
+    }
+    Ok(match provider_config(&request.provider)? {
+        Some(config) => Box::new(llm::client(config)),
+        None => Box::new(llm::demo::DemoCompleter),
+    })
+}
+
+pub(super) async fn run(request: RunRequest) -> Result<(), String> {
+    let store = current_store()?;
+    let (model, name) = loaded()?;
+    if STATE.with(|s| std::mem::replace(&mut s.borrow_mut().running, true)) {
+        return Err("a run is already going".into());
+    }
+    PAUSED.with(|p| p.set(false));
+    STOPPING.with(|s| s.set(false));
+    IN_FLIGHT.with(|f| f.borrow_mut().clear());
+    let result = run_on(&request, &store, &model, &name).await;
+    STATE.with(|s| s.borrow_mut().running = false);
+    post(&FromWorker::StoreOpened { store: store_status(&store) });
+    result
+}
+
+pub(super) async fn run_on(
+    request: &RunRequest,
+    store: &store::Store,
+    model: &model::Model,
+    name: &str,
+) -> Result<(), String> {
+    let started = now_ms();
+    let completer = completer(request)?;
+    let corpus = Corpus::build(model, analyzer::view::View::all(), None).map_err(|e| format!("{name}: {e}"))?;
+    let src = source();
+    let empty = sources::MemorySources::default();
+    let reader: &dyn SourceReader = src.as_deref().map_or(&empty, Source::reader);
+    let settings = &request.settings;
+    let slicer = SourceSlicer::new(reader, settings.max_lines);
+    let options = planning::options(&corpus, settings, &failed_members(Some(store)))?;
+    // The run's lifecycle is the engine's (store::StoreRun), as in the CLI.
+    let mut run = store::StoreRun::begin(
+        store,
+        &store::Begin {
+            corpus: &corpus,
+            slicer: &slicer,
+            options: &options,
+            provider: Some(request.provider.name().to_owned()),
+            model_path: name.to_owned(),
+            pid: None,
+            started_at: now_iso(),
+        },
+    )
+    .map_err(|e| e.to_string())?;
+
+    let walk = &corpus.walk;
+    let plan = run.plan();
+    let progress = RefCell::new(Progress::new(plan.steps.iter().map(|s| walk.units[s.unit].layer), request.prices));
+    let last_post = Cell::new(0.0);
+    let snapshot = |p: &Progress| {
+        let in_flight = IN_FLIGHT.with(|f| f.borrow().clone());
+        p.snapshot(in_flight, PAUSED.with(Cell::get), STOPPING.with(Cell::get))
+    };
+    post(&FromWorker::RunProgress { progress: snapshot(&progress.borrow()) });
+    let on_step = |e: &StepEvent| {
+        let layer = walk.unit_index(&e.unit_id).map_or(0, |i| walk.units[i].layer);
+        let mut p = progress.borrow_mut();
+        p.step(e, layer);
+        // The unit is committed (the book's put returned) before this event.
+        let now = now_ms();
+        if now - last_post.get() >= PROGRESS_EVERY_MS || e.done == e.total {
+            last_post.set(now);
+            post(&FromWorker::RunProgress { progress: snapshot(&p) });
+        }
+    };
+    let stop = || STOPPING.with(Cell::get);
+    let controlled = Controlled { inner: completer.as_ref() };
+    let result = run
+        .execute(
+            &corpus,
+            &slicer,
+            &options,
+            store::Execute {
+                completer: &controlled,
+                concurrency: request.concurrency.max(1) as usize,
+                max_tokens: request.max_tokens,
+                on_step: &on_step,
+                stop: Some(&stop),
+            },
+        )
+        .await;
+    if let store::Ending::StoreRefused { rescue: Some(text), .. } =
+        run.finish(&result, now_iso()).map_err(|e| e.to_string())?
+    {
+        // The store refused a write (the browser's storage quota, an I/O
+        // error): the run stopped; what it could not take is handed to the
+        // user as a rescue side-car, downloaded at once.
+        let file_name = sidecar_name().replace(".insights.jsonl", ".rescue.insights.jsonl");
+        post(&FromWorker::Sidecar { file_name, text, records: result.unsaved.len() as u64 });
+    }
+    let records = store.count().map_err(|e| e.to_string())?;
+    let report = progress.borrow().report(&result, records, now_ms() - started);
+    post(&FromWorker::RunFinished { report });
+    Ok(())
+}
