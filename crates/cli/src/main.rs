@@ -50,7 +50,7 @@ pub enum Failure {
 fn main() -> ExitCode {
     // A panic is a bug in this tool: say so plainly (never a stack dump for a
     // user), exit 1. A run that was writing is closed as interrupted while
-    // the panic unwinds (see `commands::run::OpenRunGuard`); its commits stay.
+    // the panic unwinds (`store::StoreRun`'s `Drop`); its commits stay.
     std::panic::set_hook(Box::new(|info| {
         let what = info
             .payload()

@@ -280,10 +280,18 @@ async fn ask(
         // A call the provider refused (an HTTP error, no answer) is not a
         // call: only answers count (docs/formats/units-and-walk.md §8: a 402
         // has `calls: 0`).
-        let completion = completer
-            .complete(req.clone())
-            .await
-            .map_err(|e| PromptFailure { stops_run: e.stops_run, reason: reason_of(e) })?;
+        let completion = match completer.complete(req.clone()).await {
+            Ok(c) => c,
+            Err(e) => {
+                // An answer that came back but cannot be used (not JSON, cut at the
+                // cap: no status, final) was billed, so it is a call; a refusal
+                // (a status) or no answer at all is not.
+                if e.status.is_none() && e.retryable == Some(false) {
+                    *calls += 1;
+                }
+                return Err(PromptFailure { stops_run: e.stops_run, reason: reason_of(e) });
+            }
+        };
         *calls += 1;
         if let Some(u) = &completion.usage {
             usage.add(u);
@@ -521,15 +529,53 @@ async fn run_step(
             let mut st = state.borrow_mut();
             st.counts.calls += calls as u64;
             st.usage.add(&usage);
-            if failure.is_none() && answers.len() < asked {
-                // The run aborted before this unit's first call: it was never asked.
+            // The records of the prompts answered (all of them, or the first of a
+            // cycle's chunks when the run halted or a later chunk failed).
+            let answered = answers.len();
+            let scc = (unit.members.len() > 1).then(|| unit.members.clone());
+            let mut records = Vec::new();
+            for answer in std::mem::take(&mut answers) {
+                let n = answer.blocks.len();
+                let part = share(&answer.usage, n);
+                for (id, block) in answer.blocks {
+                    let (kind, name, file) = record_envelope(corpus, &id, unit.level);
+                    records.push(InsightRecord {
+                        key: (options.key_of)(&id),
+                        id,
+                        level: unit.level,
+                        kind,
+                        name,
+                        file,
+                        scc: scc.clone(),
+                        origin: Origin::Llm,
+                        block,
+                        fingerprint: fingerprint.clone(),
+                        model: Some(answer.model.clone()),
+                        usage: part,
+                        metadata: None,
+                    });
+                }
+            }
+            if failure.is_none() && answered < asked {
                 st.counts.skipped += 1;
                 if let Some(a) = st.abort.as_mut() {
                     a.not_attempted += 1;
                 }
-                return event(Outcome::NotAttempted);
+                if records.is_empty() {
+                    // The run halted before this unit's first call: it was never asked.
+                    return event(Outcome::NotAttempted);
+                }
+                // Halted between a cycle's prompts: the answers already paid for
+                // cannot be committed as the unit (it is committed whole), so they
+                // are kept for the rescue side-car.
+                let n = records.len();
+                st.unsaved.extend(records);
+                return event(Outcome::Unsaved { calls, usage, records: n });
             }
             if let Some((reason, stops_run)) = failure {
+                // Chunks of a cycle answered before one failed were paid for:
+                // kept for the rescue side-car (the unit is committed whole).
+                st.unsaved.extend(std::mem::take(&mut records));
                 let attempts = options.previous_failures.get(&unit.id).map_or(1, |f| f.attempts + 1);
                 let record = FailureRecord {
                     id: unit.id.clone(),
@@ -556,30 +602,6 @@ async fn run_step(
                     st.abort = Some(Abort { unit: unit.id.clone(), reason: reason.clone(), not_attempted: 0 });
                 }
                 return event(Outcome::Failed { calls, message: reason.message });
-            }
-            let scc = (unit.members.len() > 1).then(|| unit.members.clone());
-            let mut records = Vec::new();
-            for answer in answers {
-                let n = answer.blocks.len();
-                let part = share(&answer.usage, n);
-                for (id, block) in answer.blocks {
-                    let (kind, name, file) = record_envelope(corpus, &id, unit.level);
-                    records.push(InsightRecord {
-                        key: (options.key_of)(&id),
-                        id,
-                        level: unit.level,
-                        kind,
-                        name,
-                        file,
-                        scc: scc.clone(),
-                        origin: Origin::Llm,
-                        block,
-                        fingerprint: fingerprint.clone(),
-                        model: Some(answer.model.clone()),
-                        usage: part,
-                        metadata: None,
-                    });
-                }
             }
             let n = records.len();
             if !st.put(book, &unit.id, records) {

@@ -76,6 +76,7 @@ pub fn abort_advice(status: Option<u16>) -> &'static str {
         Some(401) => "the provider did not accept the key: check that it is complete and still valid",
         Some(402) => "the account has too little credit for these calls: add credit, or lower the output cap (max tokens) so each call needs less",
         Some(403) => "the key is not allowed to use this model or route: check the key's permissions and the model name",
+        Some(429) => "the provider asked to wait longer than a run waits (a quota or rate limit): run again later; committed units are kept",
         _ => "the provider refused further calls: fix the account and run again; committed units are kept",
     }
 }

@@ -401,3 +401,21 @@ fn a_refused_commit_halts_the_run_and_keeps_the_answers_for_a_rescue() {
     assert!(matches!(o[2], Outcome::Unsaved { calls: 1, .. }), "{:?}", o[2]);
     assert_eq!(o.iter().filter(|x| matches!(x, Outcome::NotAttempted)).count(), 3);
 }
+
+#[test]
+fn a_cycle_cut_off_between_its_prompts_keeps_the_paid_chunks_for_a_rescue() {
+    // The cycle f → g → h asked one member per prompt: the second prompt fails.
+    let m = model_with(true);
+    let mut book = MemoryBook::default();
+    let unit = {
+        let corpus = Corpus::build(&m, View::all(), None).unwrap();
+        corpus.walk.unit_of(F).unwrap().id.clone()
+    };
+    let fake = Fake::new().with(&unit, vec![Script::Answer, Script::Fail(500)]);
+    let opts = PlanOptions { max_scc: 1, ..options() };
+    let r = run_once(&m, &mut book, &fake, &opts, 1);
+    assert_eq!(r.failures.len(), 1);
+    assert_eq!(r.failures[0].calls, 1, "the answered chunk was a call; the refused one was not");
+    assert_eq!(r.unsaved.len(), 1, "the answered chunk's record is kept for the rescue, not dropped");
+    assert!(!book.records.contains_key(&r.unsaved[0].id), "a unit is committed whole, never in part");
+}

@@ -79,7 +79,7 @@ pub enum StoreError {
     Locked { path: PathBuf, pid: Option<u32> },
     /// A store file of zero bytes: not created by this program (a writer
     /// creates the schema in the same transaction as the file's first page).
-    #[error("{}: the file is empty (0 bytes), so it is not an insights store; it was left untouched. Remove it to start a new store, or restore it from a backup", path.display())]
+    #[error("{}: the file is empty (0 bytes), so it is not an insights store (a run killed while it created the store leaves one); it was left untouched. Remove it to start a new store, or restore it from a backup", path.display())]
     ZeroBytes { path: PathBuf },
     /// A store book was asked to commit before a run was begun.
     #[error("{}: no run is open on the insights store: begin a run before committing records", path.display())]

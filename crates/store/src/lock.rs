@@ -35,8 +35,11 @@ pub struct WriterLock {
 
 impl Drop for WriterLock {
     fn drop(&mut self) {
-        // Removed while still locked; `take` never keeps a lock on a removed file.
-        let _ = std::fs::remove_file(&self.path);
+        // Removed while still locked, and only if the path is still this file
+        // (`take` never keeps a lock on a removed file).
+        if same_file(&self.path, &self.file) {
+            let _ = std::fs::remove_file(&self.path);
+        }
         let _ = self.file.unlock();
     }
 }

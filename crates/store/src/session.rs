@@ -18,22 +18,15 @@ use crate::{BeginRun, FinishRun, OpenRun, RunHandle, Store, StoreBook, StoreErro
 
 impl Store {
     /// Closes, as `interrupted`, the runs a writer that is gone left open,
-    /// and returns them (their committed records are kept and reused).
-    /// Natively (`my_pid` given) an open run of another live process refuses
-    /// this writer ([`StoreError::Busy`]); in a browser (`None`) the caller
-    /// holds the stores' Web Lock, so every open run was left by a closed tab.
+    /// and returns them (their committed records are kept and reused). Only
+    /// a writer calls it, and a writer holds the store's lock.
     pub fn close_dead_runs(&self, my_pid: Option<u32>) -> Result<Vec<OpenRun>, StoreError> {
-        match my_pid {
-            #[cfg(not(target_arch = "wasm32"))]
-            Some(pid) => {
-                let dead = self.check_writers(pid)?;
-                for run in &dead {
-                    self.close_run(run.id, "interrupted")?;
-                }
-                Ok(dead)
-            }
-            _ => self.close_open_runs("interrupted"),
-        }
+        // The caller holds the store's writer lock (natively the OS lock, in a
+        // browser the Web Lock), so no other writer is alive: every open run
+        // was left by one that is gone. (A pid check on top would refuse a
+        // reused pid, or, where pids cannot be checked, every crashed run.)
+        let _ = my_pid;
+        self.close_open_runs("interrupted")
     }
 }
 
@@ -66,8 +59,10 @@ pub struct Execute<'a> {
 /// How a run ended in the store.
 #[derive(Debug)]
 pub enum Ending {
-    /// Finished: the trailer written, the owed failures stored.
-    Finished { eof: Trailer },
+    /// Finished: the trailer written, the owed failures stored; `rescue`
+    /// holds answers paid for that could not be committed (the chunks of a
+    /// cycle answered before the run halted or a later chunk failed).
+    Finished { eof: Trailer, rescue: Option<String> },
     /// The store refused a write, so the run stopped: it is closed with
     /// the reason, and what the store could not take is `rescue` (a
     /// side-car without trailer, to be kept elsewhere and merged later).
@@ -105,6 +100,11 @@ impl<'s> StoreRun<'s> {
     /// The plan the run executes.
     pub fn plan(&self) -> &RunPlan {
         &self.plan
+    }
+
+    /// The header the run began with (a rescue side-car's).
+    pub fn header(&self) -> &SidecarHeader {
+        &self.header
     }
 
     /// The run's ledger handle.
@@ -155,7 +155,7 @@ impl<'s> StoreRun<'s> {
             },
         )?;
         self.open = false;
-        Ok(Ending::Finished { eof })
+        Ok(Ending::Finished { eof, rescue: insights::session::rescue_sidecar(&self.header, result) })
     }
 }
 

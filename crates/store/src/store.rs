@@ -491,14 +491,16 @@ impl Store {
     }
 
     /// Merges a side-car into the store, in one transaction, deleting
-    /// nothing: every record of the file is upserted (no run), every failure
-    /// of the file whose unit has no record afterwards is upserted; the
+    /// nothing the store explains: a record of the file is written (no run)
+    /// when the store has none for its id or has one with the same
+    /// fingerprint; every failure of the file whose unit has no record
+    /// afterwards is upserted, and failures now explained are dropped; the
     /// header is set only when the store has none; a trailer the store holds
     /// gets its record and failure counts updated, so an export still
     /// decodes as complete. The way to take a cut-short side-car (an
     /// accident, or a rescue file written when the store could not commit)
     /// without losing what the file does not mention. Returns the records
-    /// and failures written.
+    /// and failures written (a record kept from the store is not counted).
     pub fn merge(&self, sidecar: &Sidecar) -> Result<(u64, u64), StoreError> {
         self.writable("merge")?;
         let op = "merging a side-car";
@@ -506,10 +508,16 @@ impl Store {
             sidecar.records.iter().map(|r| rows::record_row(&self.path, r, None)).collect::<Result<_, _>>()?;
         let ids: HashSet<&str> = sidecar.records.iter().map(|r| r.id.as_str()).collect();
         let tx = self.conn.unchecked_transaction().map_err(self.sql(op))?;
+        // A record the store holds is replaced only by one made from the same
+        // inputs (same fingerprint: an edit of the same explanation); a record
+        // for other inputs (an older rescue, a stale file) never overwrites it.
+        let mut written = 0u64;
         {
-            let mut put = tx.prepare(&rows::upsert_sql("insight", rows::INSIGHT_COLUMNS)).map_err(self.sql(op))?;
+            let sql = rows::upsert_sql("insight", rows::INSIGHT_COLUMNS)
+                + " WHERE insight.fingerprint = excluded.fingerprint";
+            let mut put = tx.prepare(&sql).map_err(self.sql(op))?;
             for row in &records {
-                put.execute(rusqlite::params_from_iter(row.params())).map_err(self.sql(op))?;
+                written += put.execute(rusqlite::params_from_iter(row.params())).map_err(self.sql(op))? as u64;
             }
         }
         let mut failures = 0u64;
@@ -525,6 +533,13 @@ impl Store {
                 failures += 1;
             }
         }
+        // A failure whose members all have records now is no longer owed.
+        tx.execute(
+            "DELETE FROM failure WHERE NOT EXISTS (SELECT 1 FROM json_each(failure.members) AS m \
+             WHERE m.value NOT IN (SELECT id FROM insight))",
+            [],
+        )
+        .map_err(self.sql(op))?;
         let header: Option<String> = tx
             .query_row("SELECT value FROM meta WHERE key = 'header'", [], |r| r.get(0))
             .optional()
@@ -544,7 +559,7 @@ impl Store {
             Self::set_meta(&tx, "eof", &encode_trailer(&eof)).map_err(self.sql(op))?;
         }
         tx.commit().map_err(self.sql(op))?;
-        Ok((records.len() as u64, failures))
+        Ok((written, failures))
     }
 
     /// Reads, decodes (strictly) and imports a side-car file (native: a

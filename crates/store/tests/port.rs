@@ -348,3 +348,26 @@ fn close_dead_runs_closes_a_dead_writers_run_as_interrupted() {
     assert_eq!(s.runs().unwrap()[0].aborted.as_deref(), Some("interrupted"));
     assert!(s.size_bytes().unwrap() > 0);
 }
+
+#[test]
+fn a_merge_never_replaces_a_record_made_from_other_inputs_and_drops_failures_it_explains() {
+    let dir = TempDir::new("merge");
+    let s = Store::open_writer(dir.path("s.db")).unwrap();
+    let run = begin(&s, None);
+    s.put_unit(run, "a", &[rec("a", Level::Operation)]).unwrap();
+    s.fail(run, &failure("b", Level::Operation, &["b"], 1)).unwrap();
+    let mut sc = insights::sidecar::decode("x", &s.export_string().unwrap()).unwrap();
+    // The file's `a` was made from other inputs (an older rescue); its `b` explains the failed unit.
+    let mut a = sc.records[0].clone();
+    a.fingerprint = "f".repeat(64);
+    let mut b = rec("b", Level::Operation);
+    b.fingerprint = "e".repeat(64);
+    sc.records = vec![a, b];
+    sc.failures.clear();
+    let (written, _) = s.merge(&sc).unwrap();
+    assert_eq!(written, 1, "only b is written");
+    let fps = s.fingerprints().unwrap();
+    assert_eq!(fps["a"], rec("a", Level::Operation).fingerprint, "the store's a is kept");
+    assert!(fps.contains_key("b"));
+    assert!(s.failures().unwrap().is_empty(), "b's failure is no longer owed");
+}

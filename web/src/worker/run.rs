@@ -152,12 +152,14 @@ pub(super) async fn run_on(
             },
         )
         .await;
-    if let store::Ending::StoreRefused { rescue: Some(text), .. } =
-        run.finish(&result, now_iso()).map_err(|e| e.to_string())?
-    {
-        // The store refused a write (the browser's storage quota, an I/O
-        // error): the run stopped; what it could not take is handed to the
-        // user as a rescue side-car, downloaded at once.
+    let rescue = match run.finish(&result, now_iso()).map_err(|e| e.to_string())? {
+        store::Ending::StoreRefused { rescue, .. } | store::Ending::Finished { rescue, .. } => rescue,
+    };
+    if let Some(text) = rescue {
+        // Answers paid for that the store did not take (it refused a write —
+        // the browser's storage quota, an I/O error — or a cycle was cut off
+        // between its prompts) are handed to the user as a rescue side-car,
+        // downloaded at once; importing it merges them.
         let file_name = sidecar_name().replace(".insights.jsonl", ".rescue.insights.jsonl");
         post(&FromWorker::Sidecar { file_name, text, records: result.unsaved.len() as u64 });
     }

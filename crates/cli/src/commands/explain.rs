@@ -330,8 +330,11 @@ pub fn run(args: ExplainArgs) -> Result<(), Failure> {
         prices,
         no_source: src.reader.is_none(),
     })?;
-    not_clean(&m, &args)?;
-    outcome
+    // A failed run's own exit code (2: the store refused a write; 3: failures
+    // owed) wins over the model's findings; the warning is printed either way.
+    let clean = not_clean(&m, &args);
+    outcome?;
+    clean
 }
 
 /// Exit 3 (after a warning) when the model has findings.

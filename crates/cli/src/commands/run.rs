@@ -461,6 +461,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
             x.paths.store.display()
         );
     }
+    merge_rescues(&store, x.paths);
     let pid = std::process::id();
     for dead in store.close_dead_runs(Some(pid)).map_err(store_error)? {
         crate::say!(
@@ -484,6 +485,15 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
         },
     )
     .map_err(store_error)?;
+    // Planned again under the lock: never more calls than the user agreed to.
+    let now_calls = run.plan().estimates.total.calls;
+    if now_calls > calls {
+        return Err(Failure::Usage(format!(
+            "{} changed since the plan was shown (another process wrote to it): this run would now make {now_calls} \
+             call(s), not {calls}; nothing was sent\nhint: run the same command again to see the new estimate",
+            x.paths.store.display()
+        )));
+    }
 
     // Debug builds only: `CODEGRAPH_INSIGHTS_TEST_PANIC_AFTER=N` panics after
     // N finished steps, so a test can prove what a bug mid-run leaves behind.
@@ -513,8 +523,75 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
     ));
     match run.finish(&result, now_iso()).map_err(store_error)? {
         store::Ending::StoreRefused { error, rescue } => Ok(store_refused(&error, rescue, &result, x.paths)),
-        store::Ending::Finished { eof } => Ok(finish(&store, eof, &result, x.paths, args)?),
+        store::Ending::Finished { eof, rescue } => {
+            if let Some(text) = rescue {
+                write_rescue(&text, x.paths);
+            }
+            Ok(finish(&store, eof, &result, x.paths, args)?)
+        }
     }
+}
+
+/// Rescue side-cars an earlier run left beside the store (answers paid for
+/// that the store could not take) are merged before anything is planned, so
+/// they are never paid for again; each is then renamed `….merged`.
+fn merge_rescues(store: &Store, paths: &Paths) {
+    let Some(name) = paths.store.file_name().map(|n| format!("{}.rescue-", n.to_string_lossy())) else { return };
+    let dir = paths.store.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy())
+                .is_some_and(|n| n.starts_with(&name) && n.ends_with(".insights.jsonl"))
+        })
+        .collect();
+    found.sort();
+    for path in found {
+        let merged = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| sidecar::decode(&path.display().to_string(), &text).map_err(|e| e.to_string()))
+            .and_then(|sc| store.merge(&sc).map_err(|e| e.to_string()));
+        match merged {
+            Ok((records, _)) => {
+                let mut done = path.as_os_str().to_owned();
+                done.push(".merged");
+                let _ = std::fs::rename(&path, &done);
+                crate::say!(
+                    "merged {records} answer(s) paid for earlier from the rescue file {} (kept as {}.merged)",
+                    path.display(),
+                    path.display()
+                );
+            }
+            Err(e) => crate::say!("warning: the rescue file {} could not be merged: {e}", path.display()),
+        }
+    }
+}
+
+/// Writes a rescue side-car of answers paid for but not committed, and
+/// says where; the next run merges it.
+fn write_rescue(text: &str, paths: &Paths) -> Option<PathBuf> {
+    let mut tried = Vec::new();
+    for path in rescue_paths(&paths.store) {
+        match write_atomically(&path, |w| w.write_all(text.as_bytes()).map_err(|e| e.to_string())) {
+            Ok(()) => {
+                crate::say!(
+                    "answers paid for but not stored were kept in {}; the next run merges them (or: \
+                     codegraph-insights explain MODEL --import {} --accept-truncated)",
+                    path.display(),
+                    crate::output::shell_word(&path)
+                );
+                return Some(path);
+            }
+            Err(Failure::Usage(e)) => tried.push(e),
+            Err(_) => {}
+        }
+    }
+    crate::say!("the rescue file could not be written ({}); the answers follow on stderr:", tried.join("; "));
+    crate::say!("{text}");
+    None
 }
 
 /// Where a rescue side-car goes: beside the store, else the temporary directory.
@@ -615,10 +692,11 @@ fn finish(
     }
     if let Some(a) = &result.aborted {
         crate::say!(
-            "the provider refused a call with status {} at {}; further calls would meet the same refusal, so none was sent and {} unit(s) were not attempted. Fix the account and run the same command again: it retries the failures and continues where this run stopped.",
+            "the provider refused a call with status {} at {}; further calls would meet the same refusal, so none was sent and {} unit(s) were not attempted. {}: run the same command again then; it retries the failures and continues where this run stopped.",
             a.reason.status.map_or("?".into(), |s| s.to_string()),
             a.unit,
-            a.not_attempted
+            a.not_attempted,
+            if a.reason.status == Some(429) { "Wait until the provider accepts calls again" } else { "Fix the account" }
         );
         if a.reason.status == Some(402) && args.max_tokens.is_none() {
             crate::say!(
