@@ -5,27 +5,17 @@
 use hashbrown::HashMap;
 use insights::plan::RunPlan;
 use insights::records::RecordSource;
+use insights::stale::{Freshness, Staleness};
 use insights::walk::Walk;
-use serde::Serialize;
-
-/// Whether an explanation still describes the code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Freshness {
-    /// Its fingerprint is the current plan's: the code it explains is unchanged.
-    Current,
-    /// Its fingerprint differs: the code (or what it depends on) changed since.
-    Stale,
-    /// Not compared with a current plan.
-    Unchecked,
-}
 
 /// One explanation of a symbol.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Explanation {
     /// The record's description (the map keeps its first sentence).
     pub description: String,
-    pub freshness: Freshness,
+    /// The one verdict of `insights::stale` (current, or stale and why);
+    /// `None` when not compared with a current plan.
+    pub freshness: Option<Freshness>,
 }
 
 /// The lookup a map reads explanations through.
@@ -49,22 +39,18 @@ impl Explanations for NoExplanations {
 }
 
 /// Explanations from any [`RecordSource`] (a store, a side-car in memory),
-/// checked against the current plan's fingerprints by member id when given
-/// ([`current_fingerprints`]).
+/// judged by the one staleness verdict of `insights::stale` when given
+/// ([`plan_verdict`]).
 pub struct RecordExplanations<'a> {
     pub records: &'a dyn RecordSource,
-    /// Member id → the fingerprint the current plan gives its unit.
-    pub current: Option<&'a HashMap<String, String>>,
+    /// Every record's freshness against the current plan.
+    pub verdict: Option<&'a Staleness>,
 }
 
 impl Explanations for RecordExplanations<'_> {
     fn explanation(&self, id: &str) -> Option<Explanation> {
         let summary = self.records.summary(id)?;
-        let freshness = match self.current.map(|c| c.get(id)) {
-            None | Some(None) => Freshness::Unchecked,
-            Some(Some(now)) if self.records.fingerprint(id).as_deref() == Some(now.as_str()) => Freshness::Current,
-            Some(Some(_)) => Freshness::Stale,
-        };
+        let freshness = self.verdict.and_then(|v| v.get(id).cloned());
         Some(Explanation { description: summary.description, freshness })
     }
     fn count(&self) -> usize {
@@ -85,17 +71,17 @@ pub fn current_fingerprints(walk: &Walk, plan: &RunPlan) -> HashMap<String, Stri
     out
 }
 
-/// The current plan's fingerprints by member id ([`current_fingerprints`]),
-/// planned as `explain` plans by default, with the models and depth a
-/// side-car or store header records (build `corpus` with its view).
-/// Fingerprints do not depend on the records; `records` only lets units
-/// that would be reused skip prompt counting.
-pub fn plan_fingerprints(
+/// The staleness verdict of every record (`stamps`) against the current
+/// plan, planned as `explain` plans by default with the models and depth a
+/// side-car or store header records (build `corpus` with its view): the
+/// same verdict the navigator's panel shows, with its reasons.
+pub fn plan_verdict(
     corpus: &insights::units::Corpus<'_>,
     sources: &dyn sources::SourceReader,
     records: &dyn RecordSource,
+    stamps: &HashMap<String, insights::stale::Stamp>,
     header: Option<&insights::record::SidecarHeader>,
-) -> HashMap<String, String> {
+) -> Staleness {
     let mut options = insights::plan::PlanOptions::default();
     if let Some(h) = header {
         options.models = insights::plan::Models { leaf: h.models.leaf.clone(), rollup: h.models.rollup.clone() };
@@ -103,5 +89,7 @@ pub fn plan_fingerprints(
     }
     let slicer = insights::slice::SourceSlicer::new(sources, options.max_lines);
     let plan = insights::plan::plan_run(corpus, &slicer, records, &options);
-    current_fingerprints(&corpus.walk, &plan)
+    let now = insights::stale::Basis::current(options.models.clone());
+    let was = header.map_or_else(|| now.clone(), insights::stale::Basis::of_header);
+    insights::stale::staleness(stamps, &was, &now, &corpus.walk, &plan)
 }

@@ -41,7 +41,7 @@ mod source;
 mod text;
 
 pub use explanations::{
-    current_fingerprints, plan_fingerprints, Explanation, Explanations, Freshness, NoExplanations, RecordExplanations,
+    current_fingerprints, plan_verdict, Explanation, Explanations, NoExplanations, RecordExplanations,
 };
 pub use gather::Why;
 pub use index::{qualified_name, Class, ExploreIndex};

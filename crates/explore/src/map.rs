@@ -8,12 +8,13 @@ use model::EdgeKind;
 use serde::Serialize;
 use sources::SourceReader;
 
-use crate::explanations::{Explanations, Freshness};
+use crate::explanations::Explanations;
 use crate::gather::{Gathered, Gatherer, Why};
 use crate::index::{qualified_name, Class, ExploreIndex};
 use crate::query::{parse, Mode};
 use crate::relations::Relations;
 use crate::text::first_sentence;
+use insights::stale::Freshness;
 
 /// `kind` of a map's JSON form.
 pub const MAP_KIND: &str = "codegraph.exploreMap/1";
@@ -103,7 +104,19 @@ pub struct ExplanationLine {
     pub text: String,
     /// Always true: written by a model, not read from the code.
     pub generated: bool,
-    pub freshness: Freshness,
+    /// The one staleness verdict (`None`: not checked against a current
+    /// plan); in JSON the word `current`, `stale` or `unchecked`.
+    #[serde(serialize_with = "freshness_word")]
+    pub freshness: Option<Freshness>,
+}
+
+/// `current`, `stale` or `unchecked`: how a map's JSON says it.
+fn freshness_word<S: serde::Serializer>(f: &Option<Freshness>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match f {
+        None => "unchecked",
+        Some(f) if f.is_current() => "current",
+        Some(_) => "stale",
+    })
 }
 
 /// One listed symbol.
@@ -415,10 +428,10 @@ impl Explorer<'_, '_> {
             .map(|r| {
                 let explanation = self.explanations.explanation(self.graph.id(r.entity)).map(|x| {
                     counts.listed += 1;
-                    match x.freshness {
-                        Freshness::Stale => counts.stale += 1,
-                        Freshness::Unchecked => counts.unchecked += 1,
-                        Freshness::Current => {}
+                    match &x.freshness {
+                        None => counts.unchecked += 1,
+                        Some(f) if !f.is_current() => counts.stale += 1,
+                        Some(_) => {}
                     }
                     ExplanationLine {
                         text: first_sentence(&x.description, EXPLANATION_CHARS),

@@ -9,7 +9,6 @@
 
 use std::fmt::Write as _;
 
-use crate::explanations::Freshness;
 use crate::map::{Cut, ExploreMap, Hop, SymbolRef};
 use crate::query::Mode;
 use crate::text::{code, fence_for, language_of, plural};
@@ -100,8 +99,8 @@ fn map_part(m: &ExploreMap) -> String {
         }
         out.push('\n');
         if let Some(x) = &s.explanation {
-            let mark = match x.freshness {
-                Freshness::Stale => "generated, stale (the code changed since it was explained)",
+            let mark = match &x.freshness {
+                Some(f) if !f.is_current() => "generated, stale (the code changed since it was explained)",
                 _ => "generated",
             };
             let _ = writeln!(out, "  - *{mark}:* {}", x.text);

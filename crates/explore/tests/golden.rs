@@ -6,7 +6,7 @@
 mod common;
 
 use common::{ask, ask_with, demo_graph, demo_model, demo_sources, golden, records_of, request, sidecar};
-use explore::{plan_fingerprints, Mode, RecordExplanations, Request};
+use explore::{plan_verdict, Mode, RecordExplanations, Request};
 
 #[test]
 fn how_is_a_rental_priced() {
@@ -50,11 +50,12 @@ fn with_an_imported_sidecar() {
     let records = records_of(&sc);
     let corpus = insights::units::Corpus::build(demo_model(), analyzer::view::View::all(), None).expect("a corpus");
     let src = demo_sources();
-    let current = plan_fingerprints(&corpus, &src, &records, Some(&sc.header));
+    let stamps = insights::stale::stamps_of(&sc.records);
+    let verdict = plan_verdict(&corpus, &src, &records, &stamps, Some(&sc.header));
     let (graph, _) = demo_graph();
     let mut index = explore::ExploreIndex::build(graph);
     index.set_explanations(graph, sc.records.iter().map(|r| (r.id.as_str(), r.block.description())));
-    let x = RecordExplanations { records: &records, current: Some(&current) };
+    let x = RecordExplanations { records: &records, verdict: Some(&verdict) };
     let map = explore::Explorer { graph, index: &index, sources: Some(&src), explanations: &x }
         .answer(&request("how is a rental priced?"));
     golden("rental-priced.sidecar.md", &map.to_markdown());

@@ -28,7 +28,7 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
     let built = explore_cell(&model);
     let index_millis = if built { 0.0 } else { now_ms() - started };
     let book = store.as_deref().and_then(|st| store::StoreBook::new(st).ok());
-    let current = STATE.with(|s| s.borrow().current.clone());
+    let verdict = STATE.with(|s| s.borrow().verdict.clone());
     let nav = navigator();
     let answer = EXPLORE.with(|e| {
         let mut e = e.borrow_mut();
@@ -52,7 +52,7 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
             let with_records;
             let explanations: &dyn ::explore::Explanations = match &book {
                 Some(b) => {
-                    with_records = ::explore::RecordExplanations { records: b, current: current.as_deref() };
+                    with_records = ::explore::RecordExplanations { records: b, verdict: verdict.as_deref() };
                     &with_records
                 }
                 None => &none,
@@ -85,7 +85,7 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
             kind: s.at.kind.clone(),
             node: nav.as_ref().and_then(|n| n.node_of(&s.at.id)),
             explanation: s.explanation.as_ref().map(|e| e.text.clone()),
-            stale: s.explanation.as_ref().is_some_and(|e| e.freshness == ::explore::Freshness::Stale),
+            stale: s.explanation.as_ref().is_some_and(|e| e.freshness.as_ref().is_some_and(|f| !f.is_current())),
         })
         .collect();
     let chars = markdown.chars().count() as u64;

@@ -88,8 +88,9 @@ struct State {
     expanded: hashbrown::HashSet<u32>,
     /// Why a record no longer matches the model (unit member id → reason), from the last plan.
     stale: hashbrown::HashMap<String, String>,
-    /// Member id → the fingerprint the last plan gives its unit (for explore's freshness).
-    current: Option<Rc<hashbrown::HashMap<String, String>>>,
+    /// Every record judged against the last plan (`insights::stale`): the
+    /// one verdict behind the panel's stale reasons and explore's marks.
+    verdict: Option<Rc<insights::stale::Staleness>>,
     running: bool,
 }
 

@@ -59,7 +59,10 @@ pub(super) fn plan(settings: &PlanSettings) -> Result<(), String> {
         view.facts_only_units = insights::session::anchored_llm_units(&corpus, &plan);
     }
     drop(book);
-    let stale = store.as_deref().map(|st| stale_records(st, &corpus, &plan, &options)).unwrap_or_default();
+    // The one staleness verdict: the navigator's panel shows its reasons,
+    // explore marks its explanations by it.
+    let verdict = store.as_deref().and_then(|st| verdict_of(st, &corpus, &plan, &options));
+    let stale = verdict.as_ref().map(stale_reasons).unwrap_or_default();
     view.millis = now_ms() - started;
     view.wasm_memory_bytes = wasm_memory_bytes();
     let scope_ids = planning::scope_candidates(&corpus);
@@ -68,7 +71,7 @@ pub(super) fn plan(settings: &PlanSettings) -> Result<(), String> {
         s.table = table;
         s.scope_ids = scope_ids;
         s.stale = stale;
-        s.current = Some(Rc::new(::explore::current_fingerprints(&corpus.walk, &plan)));
+        s.verdict = verdict.map(Rc::new);
     });
     post(&FromWorker::Planned { plan: view });
     // Once the plan is shown, the explore index is built in the idle time
@@ -82,26 +85,30 @@ pub(super) fn plan(settings: &PlanSettings) -> Result<(), String> {
     Ok(())
 }
 
-/// Why each stale record of the store no longer matches this plan (id → sentence).
-pub(super) fn stale_records(
+/// Every record of the store judged against this plan (`insights::stale`).
+pub(super) fn verdict_of(
     store: &store::Store,
     corpus: &Corpus<'_>,
     plan: &insights::plan::RunPlan,
     options: &insights::plan::PlanOptions,
-) -> hashbrown::HashMap<String, String> {
+) -> Option<insights::stale::Staleness> {
     use insights::stale::{staleness, Basis};
     // The store knows the model each record's run asked for (a Model reason needs it).
     let (Ok(Some(header)), Ok(stamps)) = (store.header(), store.stamps()) else {
-        return Default::default();
+        return None;
     };
-    let verdict =
-        staleness(&stamps, &Basis::of_header(&header), &Basis::current(options.models.clone()), &corpus.walk, plan);
-    stamps
-        .keys()
-        .filter_map(|id| {
-            let f = verdict.get(id).filter(|f| !f.is_current())?;
+    Some(staleness(&stamps, &Basis::of_header(&header), &Basis::current(options.models.clone()), &corpus.walk, plan))
+}
+
+/// Why each stale record no longer matches the plan (id → sentence).
+pub(super) fn stale_reasons(verdict: &insights::stale::Staleness) -> hashbrown::HashMap<String, String> {
+    verdict
+        .records
+        .iter()
+        .filter(|(_, f)| !f.is_current())
+        .map(|(id, f)| {
             let why = f.describe();
-            Some((id.clone(), why.strip_prefix("stale: ").map(str::to_owned).unwrap_or(why)))
+            (id.clone(), why.strip_prefix("stale: ").map(str::to_owned).unwrap_or(why))
         })
         .collect()
 }

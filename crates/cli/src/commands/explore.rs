@@ -135,7 +135,8 @@ pub fn run(args: ExploreArgs) -> Result<(), Failure> {
     index.set_explanations(graph, descriptions.iter().map(|(id, d)| (id.as_str(), d.as_str())));
     let current = match (&corpus, &src.reader) {
         (Some(c), Some(reader)) => {
-            Some(explore::plan_fingerprints(c, reader.as_ref(), existing.records(), header.as_ref()))
+            let stamps = existing.stamps()?;
+            Some(explore::plan_verdict(c, reader.as_ref(), existing.records(), &stamps, header.as_ref()))
         }
         (Some(_), None) => {
             crate::say!("explanations are not checked against the code: no source is loaded");
@@ -143,7 +144,7 @@ pub fn run(args: ExploreArgs) -> Result<(), Failure> {
         }
         _ => None,
     };
-    let records = RecordExplanations { records: existing.records(), current: current.as_ref() };
+    let records = RecordExplanations { records: existing.records(), verdict: current.as_ref() };
     let explanations: &dyn explore::Explanations = if existing.found() { &records } else { &NoExplanations };
     let src_flag = args.src.as_deref().map(|s| format!(" --src {}", shell_word(s))).unwrap_or_default();
     let out_flag = args.out.as_deref().map(|s| format!(" --out {}", shell_word(s))).unwrap_or_default();

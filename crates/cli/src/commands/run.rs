@@ -124,6 +124,16 @@ impl Existing {
         }
     }
 
+    /// What staleness reads of every record (fingerprint, and the model its
+    /// run asked for, which only a store knows).
+    pub fn stamps(&self) -> Result<hashbrown::HashMap<String, insights::stale::Stamp>, Failure> {
+        match self {
+            Existing::Store { store, .. } => store.store.stamps().map_err(store_error),
+            Existing::Sidecar(sc, _) => Ok(insights::stale::stamps_of(&sc.records)),
+            Existing::Nothing => Ok(Default::default()),
+        }
+    }
+
     pub fn records(&self) -> &dyn RecordSource {
         match self {
             Existing::Store { store, .. } => store,
