@@ -2,7 +2,7 @@
 //! engine's step events folded into counts per outcome and per layer, the
 //! newest lines, and the end-of-run report.
 
-use crate::protocol::{AbortView, FailureView, Prices, RunCounts, RunProgress, RunReport};
+use crate::protocol::{AbortView, FailureView, Prices, ProgressCounts, RunProgress, RunReport};
 use insights::run::{Outcome, RunResult, StepEvent};
 use std::collections::VecDeque;
 
@@ -12,7 +12,7 @@ pub const RECENT: usize = 8;
 /// Folds step events into what the page shows.
 #[derive(Debug, Clone)]
 pub struct Progress {
-    counts: RunCounts,
+    counts: ProgressCounts,
     reported_cost: Option<f64>,
     prices: Option<Prices>,
     /// Index = layer: (finished, steps).
@@ -34,7 +34,7 @@ impl Progress {
             total += 1;
         }
         Progress {
-            counts: RunCounts { total, ..RunCounts::default() },
+            counts: ProgressCounts { total, ..ProgressCounts::default() },
             reported_cost: None,
             prices,
             layers,
@@ -87,8 +87,8 @@ impl Progress {
         })
     }
 
-    pub fn counts(&self) -> RunCounts {
-        RunCounts { cost: self.cost(self.counts.prompt_tokens, self.counts.completion_tokens), ..self.counts }
+    pub fn counts(&self) -> ProgressCounts {
+        ProgressCounts { cost: self.cost(self.counts.prompt_tokens, self.counts.completion_tokens), ..self.counts }
     }
 
     /// The message for the page.
@@ -106,7 +106,7 @@ impl Progress {
     /// The end-of-run report, from the engine's result.
     pub fn report(&self, result: &RunResult, records: u64, millis: f64) -> RunReport {
         let r = &result.counts;
-        let counts = RunCounts {
+        let counts = ProgressCounts {
             done: self.counts.done,
             total: self.counts.total,
             llm: self.counts.llm,

@@ -549,9 +549,11 @@ pub struct RunRequest {
     pub prices: Option<Prices>,
 }
 
-/// Counts of a run so far (or at its end).
+/// What the page shows of a run so far (or at its end): progress over the
+/// plan's steps. Unlike the engine's `insights::run::RunCounts` (whose `llm`
+/// counts records), `llm` here counts units, as the progress bar does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunCounts {
+pub struct ProgressCounts {
     /// Steps finished, of `total`.
     pub done: u64,
     pub total: u64,
@@ -572,7 +574,7 @@ pub struct RunCounts {
 /// A run under way.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunProgress {
-    pub counts: RunCounts,
+    pub counts: ProgressCounts,
     /// Index = layer: (steps finished, steps).
     pub layers: Vec<(u64, u64)>,
     /// The newest finished steps, newest last (at most 8), as progress lines.
@@ -606,7 +608,7 @@ pub struct AbortView {
 /// The end of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
-    pub counts: RunCounts,
+    pub counts: ProgressCounts,
     /// Records the store holds now.
     pub records: u64,
     pub failures: Vec<FailureView>,

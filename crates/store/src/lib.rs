@@ -57,7 +57,7 @@ pub use open::{check_store_image, MIGRATIONS};
 pub use paths::{is_store_name, sidecar_path_for, store_name_for, store_path_for, STORE_NAME_SUFFIX};
 #[cfg(not(target_arch = "wasm32"))]
 pub use process::is_process_alive;
-pub use read::{ByLevel, ByOrigin, InsightAnswer, InsightRow, Query, RunCounts, RunModels, RunRow, Stats};
+pub use read::{ByLevel, ByOrigin, InsightAnswer, InsightRow, LedgerCounts, Query, RunModels, RunRow, Stats};
 pub use search::{match_queries, TextHit};
 pub use session::{Begin, Ending, Execute, StoreRun};
 pub use store::{BeginRun, ExportStamp, FinishRun, OpenRun, RunHandle, Store};

@@ -88,9 +88,11 @@ pub struct RunModels {
     pub rollup: String,
 }
 
-/// Counts of a finished run.
+/// A finished run's counts as the ledger keeps them (the engine's
+/// `insights::run::RunCounts` of that run: `llm` records, `template` units,
+/// `reused` members, `failed` units; `calls` absent in old rows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct RunCounts {
+pub struct LedgerCounts {
     pub llm: u64,
     pub template: u64,
     pub reused: u64,
@@ -113,7 +115,7 @@ pub struct RunRow {
     pub depth: u32,
     /// `None` for an unfinished or interrupted run.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub counts: Option<RunCounts>,
+    pub counts: Option<LedgerCounts>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -308,7 +310,7 @@ impl Store {
             .query_map([], |r| {
                 let llm: Option<i64> = r.get(7)?;
                 let counts = match llm {
-                    Some(llm) => Some(RunCounts {
+                    Some(llm) => Some(LedgerCounts {
                         llm: count(llm),
                         template: count(r.get::<_, Option<i64>>(8)?.unwrap_or(0)),
                         reused: count(r.get::<_, Option<i64>>(9)?.unwrap_or(0)),
