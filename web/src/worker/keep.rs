@@ -36,7 +36,7 @@ pub(super) async fn take_store_lock() -> bool {
     rx.await.unwrap_or(false)
 }
 
-pub(super) async fn pool() -> Result<store::opfs::OpfsPool, String> {
+pub(super) async fn pool() -> Result<store::opfs::OpfsPool, WorkerError> {
     if let Some(p) = STATE.with(|s| s.borrow().pool.clone()) {
         return Ok(p);
     }
@@ -98,19 +98,21 @@ pub(super) async fn open_store(name: &str) {
     post(&FromWorker::StoreOpened { store: status });
 }
 
-pub(super) async fn open_writer(name: &str) -> Result<(store::Store, u64), String> {
+pub(super) async fn open_writer(name: &str) -> Result<(store::Store, u64), WorkerError> {
     let pool = pool().await?;
     let store = pool.open_writer(name).await.map_err(|e| e.to_string())?;
     // We hold the lock: any run still open was left by a closed tab.
-    let closed = store.close_dead_runs(None).map_err(|e| e.to_string())?;
+    let closed = store.close_dead_runs(None)?;
     Ok((store, closed.len() as u64))
 }
 
-pub(super) fn current_store() -> Result<Rc<store::Store>, String> {
+pub(super) fn current_store() -> Result<Rc<store::Store>, WorkerError> {
     STATE.with(|s| {
         let s = s.borrow();
         s.store.clone().ok_or_else(|| {
-            s.read_only.clone().unwrap_or_else(|| "no model is loaded, so there is no store yet".to_owned())
+            WorkerError::Refused(
+                s.read_only.clone().unwrap_or_else(|| "no model is loaded, so there is no store yet".to_owned()),
+            )
         })
     })
 }
@@ -209,7 +211,7 @@ pub(super) fn list_stores() {
 
 /// Closes the current store if it is `name` (to export or delete it);
 /// returns whether it was.
-pub(super) fn close_if_current(name: &str) -> Result<bool, String> {
+pub(super) fn close_if_current(name: &str) -> Result<bool, WorkerError> {
     STATE.with(|s| {
         let mut s = s.borrow_mut();
         if s.running {
@@ -230,7 +232,7 @@ pub(super) fn close_if_current(name: &str) -> Result<bool, String> {
     })
 }
 
-pub(super) async fn delete_store(name: &str) -> Result<(), String> {
+pub(super) async fn delete_store(name: &str) -> Result<(), WorkerError> {
     let pool = pool().await?;
     let was_current = close_if_current(name)?;
     pool.delete(name).map_err(|e| e.to_string())?;
@@ -241,7 +243,7 @@ pub(super) async fn delete_store(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-pub(super) async fn export_store(name: &str) -> Result<(), String> {
+pub(super) async fn export_store(name: &str) -> Result<(), WorkerError> {
     let pool = pool().await?;
     let was_current = close_if_current(name)?;
     let bytes = pool.export(name);

@@ -2,29 +2,29 @@
 
 use super::*;
 
-pub(super) async fn fetch_response(url: &str) -> Result<web_sys::Response, String> {
+pub(super) async fn fetch_response(url: &str) -> Result<web_sys::Response, WorkerError> {
     let response: web_sys::Response =
         JsFuture::from(scope().fetch_with_str(url)).await.map_err(|e| js_text(&e))?.unchecked_into();
     if !response.ok() {
-        return Err(format!("HTTP {} {}", response.status(), response.status_text()));
+        return Err(WorkerError::Browser(format!("HTTP {} {}", response.status(), response.status_text())));
     }
     Ok(response)
 }
 
-pub(super) async fn fetch_stream(url: &str) -> Result<(ReadableStreamDefaultReader, Option<u64>), String> {
+pub(super) async fn fetch_stream(url: &str) -> Result<(ReadableStreamDefaultReader, Option<u64>), WorkerError> {
     let response = fetch_response(url).await?;
     let total = response.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<u64>().ok());
     let body = response.body().ok_or("the response has no body")?;
     Ok((body.get_reader().unchecked_into(), total))
 }
 
-pub(super) async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+pub(super) async fn fetch_bytes(url: &str) -> Result<Vec<u8>, WorkerError> {
     let response = fetch_response(url).await?;
     let buffer = JsFuture::from(response.array_buffer().map_err(|e| js_text(&e))?).await.map_err(|e| js_text(&e))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-pub(super) async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
+pub(super) async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, WorkerError> {
     let buffer = JsFuture::from(file.array_buffer()).await.map_err(|e| js_text(&e))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
@@ -100,18 +100,18 @@ pub(super) async fn model_read(answer: Result<(model::Model, ModelSummary), Load
     open_store(&store_name).await;
 }
 
-pub(super) fn parse_archive(name: &str, bytes: &[u8]) -> Result<Source, String> {
+pub(super) fn parse_archive(name: &str, bytes: &[u8]) -> Result<Source, WorkerError> {
     post(&FromWorker::LoadProgress {
         input: Input::Source,
         bytes: bytes.len() as u64,
         total: Some(bytes.len() as u64),
     });
-    sources::Archive::parse(name, bytes).map(Source::Archive).map_err(|e| e.to_string())
+    sources::Archive::parse(name, bytes).map(Source::Archive).map_err(|e| WorkerError::Refused(e.to_string()))
 }
 
 /// A folder picked with the directory picker: every file under its
 /// `webkitRelativePath`, without the picked folder's own name.
-pub(super) async fn read_folder(files: &JsValue) -> Result<Source, String> {
+pub(super) async fn read_folder(files: &JsValue) -> Result<Source, WorkerError> {
     let files = js_sys::Array::from(files);
     let mut folder = sources::MemorySources::new();
     let (total, mut read) = (files.length(), 0u64);
@@ -137,13 +137,13 @@ pub(super) async fn read_folder(files: &JsValue) -> Result<Source, String> {
     Ok(Source::Folder(folder))
 }
 
-pub(super) fn source_read(source: Result<Source, String>, name: String) {
+pub(super) fn source_read(source: Result<Source, WorkerError>, name: String) {
     match source {
         Ok(source) => {
             STATE.with(|s| s.borrow_mut().source = Some((Rc::new(source), name)));
             announce_source();
         }
-        Err(message) => post(&FromWorker::SourceFailed { message }),
+        Err(e) => post(&FromWorker::SourceFailed { message: e.to_string() }),
     }
 }
 

@@ -46,6 +46,39 @@ const STORE_LOCK: &str = "codegraph-insights/stores";
 /// Progress messages are sent at most this often (ms), and at the end.
 const PROGRESS_EVERY_MS: f64 = 100.0;
 
+/// Why the Worker could not do what the page asked, said in words the page
+/// shows as they are.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WorkerError {
+    /// The store refused or failed (names the store and the reason).
+    #[error("{0}")]
+    Store(#[from] store::StoreError),
+    /// The browser failed: a fetch, a file read, OPFS, a JavaScript exception.
+    #[error("{0}")]
+    Browser(String),
+    /// Anything else, already worded for the user (no model, a run going, a bad setting…).
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl From<String> for WorkerError {
+    fn from(s: String) -> Self {
+        WorkerError::Refused(s)
+    }
+}
+
+impl From<&str> for WorkerError {
+    fn from(s: &str) -> Self {
+        WorkerError::Refused(s.to_owned())
+    }
+}
+
+impl From<WorkerError> for String {
+    fn from(e: WorkerError) -> String {
+        e.to_string()
+    }
+}
+
 /// The model the worker holds (the page never gets it, only summaries).
 struct Loaded {
     model: Rc<model::Model>,
@@ -218,31 +251,33 @@ async fn handle(msg: ToWorker, data: JsValue) {
         }
         ToWorker::LoadSourceUrl { url } => {
             let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(&url).to_owned();
-            let bytes = fetch_bytes(&url).await.map_err(|e| format!("{url}: {e}"));
+            let bytes = fetch_bytes(&url).await.map_err(|e| WorkerError::Browser(format!("{url}: {e}")));
             source_read(bytes.and_then(|b| parse_archive(&name, &b)), name);
         }
         ToWorker::LoadSourceFile { name } => {
             let bytes = match attached(&data, "file") {
-                Some(f) => file_bytes(&f.unchecked_into()).await.map_err(|e| format!("{name}: {e}")),
-                None => Err(format!("{name}: no file was given")),
+                Some(f) => {
+                    file_bytes(&f.unchecked_into()).await.map_err(|e| WorkerError::Browser(format!("{name}: {e}")))
+                }
+                None => Err(WorkerError::Refused(format!("{name}: no file was given"))),
             };
             source_read(bytes.and_then(|b| parse_archive(&name, &b)), name);
         }
         ToWorker::LoadSourceFolder { name } => {
             let folder = match attached(&data, "files") {
                 Some(files) => read_folder(&files).await,
-                None => Err(format!("{name}: no files were given")),
+                None => Err(WorkerError::Refused(format!("{name}: no files were given"))),
             };
             source_read(folder, name);
         }
         ToWorker::Plan { settings } => match plan(&settings) {
             Ok(()) => {}
-            Err(message) => post(&FromWorker::PlanFailed { message }),
+            Err(e) => post(&FromWorker::PlanFailed { message: e.to_string() }),
         },
         ToWorker::PlanRows { query } => rows(&query),
         ToWorker::Run { request } => {
-            if let Err(message) = run(request).await {
-                post(&FromWorker::RunFailed { message });
+            if let Err(e) = run(request).await {
+                post(&FromWorker::RunFailed { message: e.to_string() });
             }
         }
         ToWorker::FetchPrices { provider, model } => post(&fetch_prices(&provider, &model).await),
@@ -261,13 +296,13 @@ async fn handle(msg: ToWorker, data: JsValue) {
         ToWorker::ImportSidecar { name, replace } => import_sidecar(&data, &name, replace).await,
         ToWorker::ListStores => list_stores(),
         ToWorker::DeleteStore { name } => {
-            if let Err(message) = delete_store(&name).await {
-                post(&FromWorker::Error { message });
+            if let Err(e) = delete_store(&name).await {
+                post(&FromWorker::Error { message: e.to_string() });
             }
         }
         ToWorker::ExportStore { name } => {
-            if let Err(message) = export_store(&name).await {
-                post(&FromWorker::Error { message });
+            if let Err(e) = export_store(&name).await {
+                post(&FromWorker::Error { message: e.to_string() });
             }
         }
         ToWorker::NavRows { offset, limit, show_stubs } => nav_rows(offset, limit, show_stubs),

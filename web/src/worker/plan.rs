@@ -2,13 +2,13 @@
 
 use super::*;
 
-pub(super) fn loaded() -> Result<(Rc<model::Model>, String), String> {
+pub(super) fn loaded() -> Result<(Rc<model::Model>, String), WorkerError> {
     STATE.with(|s| {
         s.borrow()
             .loaded
             .as_ref()
             .map(|l| (l.model.clone(), l.name.clone()))
-            .ok_or_else(|| "no model is loaded: drop a model.jsonl or pick one first".to_owned())
+            .ok_or_else(|| WorkerError::Refused("no model is loaded: drop a model.jsonl or pick one first".to_owned()))
     })
 }
 
@@ -23,7 +23,7 @@ pub(super) fn failed_members(store: Option<&store::Store>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub(super) fn plan(settings: &PlanSettings) -> Result<(), String> {
+pub(super) fn plan(settings: &PlanSettings) -> Result<(), WorkerError> {
     if STATE.with(|s| s.borrow().running) {
         return Err("a run is going: the plan is shown again when it ends".into());
     }

@@ -34,8 +34,8 @@ impl Completer for Controlled<'_> {
 /// The provider's configuration from the page's fields (a typed value).
 pub(super) fn provider_config(
     provider: &crate::protocol::ProviderSettings,
-) -> Result<Option<llm::ProviderConfig>, String> {
-    provider.config()
+) -> Result<Option<llm::ProviderConfig>, WorkerError> {
+    provider.config().map_err(WorkerError::Refused)
 }
 
 pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, model: &str) -> FromWorker {
@@ -52,7 +52,7 @@ pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, m
     let config = match config {
         Ok(Some(c)) => c,
         Ok(None) => return answer(Some(crate::protocol::Prices { input: 0.0, output: 0.0 }), None),
-        Err(e) => return answer(None, Some(e)),
+        Err(e) => return answer(None, Some(e.to_string())),
     };
     match llm::prices::model_prices(&llm::DefaultTransport::default(), &config, model).await {
         Ok(Some(p)) => answer(Some(crate::protocol::Prices { input: p.input, output: p.output }), None),
@@ -61,9 +61,9 @@ pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, m
     }
 }
 
-pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, String> {
+pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, WorkerError> {
     if let Some(missing) = request.provider.missing() {
-        return Err(format!("the run needs {missing}"));
+        return Err(WorkerError::Refused(format!("the run needs {missing}")));
     }
     Ok(match provider_config(&request.provider)? {
         Some(config) => Box::new(llm::client(config)),
@@ -71,7 +71,7 @@ pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, Stri
     })
 }
 
-pub(super) async fn run(request: RunRequest) -> Result<(), String> {
+pub(super) async fn run(request: RunRequest) -> Result<(), WorkerError> {
     let store = current_store()?;
     let (model, name) = loaded()?;
     if STATE.with(|s| std::mem::replace(&mut s.borrow_mut().running, true)) {
@@ -91,7 +91,7 @@ pub(super) async fn run_on(
     store: &store::Store,
     model: &model::Model,
     name: &str,
-) -> Result<(), String> {
+) -> Result<(), WorkerError> {
     let started = now_ms();
     let completer = completer(request)?;
     let corpus = Corpus::build(model, analyzer::view::View::all(), None).map_err(|e| format!("{name}: {e}"))?;
