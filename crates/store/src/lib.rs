@@ -13,8 +13,8 @@
 //! a writer takes an operating-system lock on `<store>-lock` before it opens
 //! the file and holds it until the store is dropped (a second writer, in any
 //! process, is refused with [`StoreError::Locked`] naming the holder's pid);
-//! the process id of an open run tells the next writer whether a run was
-//! killed ([`Store::check_writers`]).
+//! holding it, a writer closes every open run as interrupted
+//! ([`Store::close_open_runs`]), naming the process id it recorded.
 //!
 //! In a browser (wasm32: `rusqlite` over `sqlite-wasm-rs`) the store lives
 //! on OPFS in a dedicated Worker, through the SAH-pool VFS that [`opfs`]

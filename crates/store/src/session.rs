@@ -14,21 +14,7 @@ use insights::run::{RunOptions, RunResult, StepEvent};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
 
-use crate::{BeginRun, FinishRun, OpenRun, RunHandle, Store, StoreBook, StoreError};
-
-impl Store {
-    /// Closes, as `interrupted`, the runs a writer that is gone left open,
-    /// and returns them (their committed records are kept and reused). Only
-    /// a writer calls it, and a writer holds the store's lock.
-    pub fn close_dead_runs(&self, my_pid: Option<u32>) -> Result<Vec<OpenRun>, StoreError> {
-        // The caller holds the store's writer lock (natively the OS lock, in a
-        // browser the Web Lock), so no other writer is alive: every open run
-        // was left by one that is gone. (A pid check on top would refuse a
-        // reused pid, or, where pids cannot be checked, every crashed run.)
-        let _ = my_pid;
-        self.close_open_runs("interrupted")
-    }
-}
+use crate::{BeginRun, FinishRun, RunHandle, Store, StoreBook, StoreError};
 
 /// What a run begins with, besides the store.
 pub struct Begin<'a> {

@@ -435,11 +435,13 @@ impl Store {
         Ok(dead)
     }
 
-    /// The single-writer rule where there are no process ids (a browser):
-    /// the caller owns the store exclusively (the page holds the store's Web
-    /// Lock), so every open run was left by a writer that is gone. Closes
-    /// them all as `aborted` (e.g. `interrupted`) in one statement and
-    /// returns them, with the records each had committed (kept).
+    /// Closes every open run as `aborted` (e.g. `interrupted`) in one
+    /// statement and returns them, with the records each had committed
+    /// (kept and reused). A writer calls it: it holds the store's lock
+    /// (natively the OS lock, in a browser the page's Web Lock), so no other
+    /// writer is alive and every open run was left by one that is gone. (A
+    /// pid check on top would refuse a reused pid, or, where pids cannot be
+    /// checked, every crashed run.)
     pub fn close_open_runs(&self, aborted: &str) -> Result<Vec<OpenRun>, StoreError> {
         self.writable("closing open runs")?;
         let runs = self.open_runs()?;

@@ -336,13 +336,13 @@ fn one_writer_at_a_time_holds_the_store_until_it_is_closed() {
 }
 
 #[test]
-fn close_dead_runs_closes_a_dead_writers_run_as_interrupted() {
+fn a_writer_closes_a_dead_writers_run_as_interrupted() {
     let dir = TempDir::new("session");
     let path = dir.path("s.db");
     let s = Store::open_writer(&path).unwrap();
     // A dead writer's open run (pid 4,000,000 is above any pid_max) is closed as interrupted.
     begin(&s, Some(4_000_000));
-    let closed = s.close_dead_runs(Some(std::process::id())).unwrap();
+    let closed = s.close_open_runs("interrupted").unwrap();
     assert_eq!(closed.len(), 1);
     assert!(s.open_runs().unwrap().is_empty());
     assert_eq!(s.runs().unwrap()[0].aborted.as_deref(), Some("interrupted"));

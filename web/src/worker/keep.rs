@@ -102,7 +102,7 @@ pub(super) async fn open_writer(name: &str) -> Result<(store::Store, u64), Worke
     let pool = pool().await?;
     let store = pool.open_writer(name).await.map_err(|e| e.to_string())?;
     // We hold the lock: any run still open was left by a closed tab.
-    let closed = store.close_dead_runs(None)?;
+    let closed = store.close_open_runs("interrupted")?;
     Ok((store, closed.len() as u64))
 }
 

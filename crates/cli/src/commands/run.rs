@@ -473,7 +473,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
     }
     merge_rescues(&store, x.paths);
     let pid = std::process::id();
-    for dead in store.close_dead_runs(Some(pid)).map_err(store_error)? {
+    for dead in store.close_open_runs("interrupted").map_err(store_error)? {
         crate::say!(
             "run {} (started {}, process {}) ended without finishing; its {} committed records are kept",
             dead.id,
@@ -534,8 +534,8 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
     match run.finish(&result, now_iso()).map_err(store_error)? {
         store::Ending::StoreRefused { error, rescue } => Ok(store_refused(&error, rescue, &result, x.paths)),
         store::Ending::Finished { eof, rescue } => {
-            if let Some(text) = rescue {
-                write_rescue(&text, x.paths);
+            if let Some((path, hint)) = rescue.and_then(|text| write_rescue(&text, x.paths)) {
+                crate::say!("answers paid for but not stored were kept in {}; {hint}", path.display());
             }
             Ok(finish(&store, eof, &result, x.paths, args)?)
         }
@@ -580,20 +580,25 @@ fn merge_rescues(store: &Store, paths: &Paths) {
     }
 }
 
-/// Writes a rescue side-car of answers paid for but not committed, and
-/// says where; the next run merges it.
-fn write_rescue(text: &str, paths: &Paths) -> Option<PathBuf> {
+/// Writes a rescue side-car of answers paid for but not committed (beside
+/// the store, else in the temporary directory) and returns where, with what
+/// the user does with it: one beside the store is merged by the next run.
+/// When no place takes it, the answers are printed on stderr instead.
+fn write_rescue(text: &str, paths: &Paths) -> Option<(PathBuf, String)> {
     let mut tried = Vec::new();
     for path in rescue_paths(&paths.store) {
         match write_atomically(&path, |w| w.write_all(text.as_bytes()).map_err(|e| e.to_string())) {
             Ok(()) => {
-                crate::say!(
-                    "answers paid for but not stored were kept in {}; the next run merges them (or: \
-                     codegraph-insights explain MODEL --import {} --accept-truncated)",
-                    path.display(),
+                let import = format!(
+                    "codegraph-insights explain MODEL --import {} --accept-truncated",
                     crate::output::shell_word(&path)
                 );
-                return Some(path);
+                let hint = if path.parent() == paths.store.parent() {
+                    format!("the next run merges it before it plans (or: {import})")
+                } else {
+                    format!("keep them with: {import}")
+                };
+                return Some((path, hint));
             }
             Err(Failure::Usage(e)) => tried.push(e),
             Err(_) => {}
@@ -629,38 +634,14 @@ fn store_refused(error: &str, rescue: Option<String>, result: &RunResult, paths:
         "{} call(s) were made, {} prompt + {} completion tokens; units not begun stay owed and no call was sent for them",
         c.calls, result.usage.prompt_tokens, result.usage.completion_tokens
     );
-    let mut rescued = None;
-    if let Some(text) = rescue {
-        let mut tried = Vec::new();
-        for path in rescue_paths(&paths.store) {
-            match write_atomically(&path, |w| w.write_all(text.as_bytes()).map_err(|e| e.to_string())) {
-                Ok(()) => {
-                    rescued = Some(path);
-                    break;
-                }
-                Err(Failure::Usage(e)) => tried.push(e),
-                Err(_) => {}
-            }
-        }
-        match &rescued {
-            Some(path) => crate::say!(
-                "{} answer(s) and {} failure(s) the store could not take were written to {}\n\
-                 hint: once the store can write again (free space, fix the disk), keep them with:\n  \
-                 codegraph-insights explain MODEL --import {} --accept-truncated\n\
-                 then run the same command again to continue",
-                result.unsaved.len(),
-                result.unsaved_failures.len(),
-                path.display(),
-                crate::output::shell_word(path)
-            ),
-            None => {
-                crate::say!(
-                    "the rescue file could not be written either ({}); the answers follow on stderr:",
-                    tried.join("; ")
-                );
-                crate::say!("{text}");
-            }
-        }
+    if let Some((path, hint)) = rescue.and_then(|text| write_rescue(&text, paths)) {
+        crate::say!(
+            "{} answer(s) and {} failure(s) the store could not take were written to {}\n\
+             hint: once the store can write again (free space, fix the disk), run the same command again: {hint}",
+            result.unsaved.len(),
+            result.unsaved_failures.len(),
+            path.display()
+        );
     }
     // The side-car is not rewritten: the old one is left as it was.
     Err(Failure::Exit(2))
