@@ -17,14 +17,26 @@ pub struct Args {
     /// Refuse `response_format: json_schema` with a 400 (as some endpoints do).
     #[arg(long)]
     no_json_schema: bool,
+    /// Refuse `response_format: json_object` with a schema.
+    #[arg(long)]
+    no_json_object_schema: bool,
     /// Refuse `response_format: json_object` with a 400.
     #[arg(long)]
     no_json_object: bool,
+    /// Refusals answer 500, as llama-cpp-python's server does (default 400).
+    #[arg(long)]
+    refuse_with_500: bool,
 }
 
 pub fn run(args: Args) -> crate::Result {
     let faults = args.faults.iter().map(|f| FaultRule::parse(f)).collect::<Result<Vec<_>, _>>()?;
-    let config = MockConfig { faults, json_schema: !args.no_json_schema, json_object: !args.no_json_object };
+    let config = MockConfig {
+        faults,
+        json_schema: !args.no_json_schema,
+        json_object_schema: !args.no_json_object_schema,
+        json_object: !args.no_json_object,
+        refusal_status: if args.refuse_with_500 { 500 } else { 400 },
+    };
     let mock =
         MockProvider::start_on(args.port, config).map_err(|e| format!("cannot listen on port {}: {e}", args.port))?;
     println!("mock provider: {}", mock.url());

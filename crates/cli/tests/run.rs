@@ -57,6 +57,12 @@ fn a_full_run_then_a_second_that_reuses_everything() {
     assert_eq!(summary["counts"]["template"], 9);
     assert_eq!(summary["counts"]["records"], 79);
     assert_eq!(summary["usage"]["promptTokens"], 6800);
+    assert_eq!(summary["outputModes"], serde_json::json!({insights::plan::DEFAULT_MODEL: "json-schema"}));
+    // Keys in the documented order; nothing absent is written as null.
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(line.starts_with(r#"{"kind":"codegraph.explainSummary/1","out":"#), "{line}");
+    assert!(line.contains(r#""usage":{"promptTokens":6800,"completionTokens":1360,"cost":0.068"#), "{line}");
+    assert!(!line.contains("null") && !line.contains("aborted"), "{line}");
     assert!(err.contains("[77/77] module java:com.acme.order: 1 call, 100+20 tokens"), "{err}");
     let recs = records(&dir);
     assert_eq!(recs.len(), 79);
@@ -216,4 +222,60 @@ fn killed_mid_run_the_next_run_reuses_every_committed_unit() {
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_server_that_refuses_json_schema_with_a_500_negotiates_at_once() {
+    let dir = workdir("negotiate");
+    let server = MockProvider::start(MockConfig::llama_cpp_python());
+    let start = std::time::Instant::now();
+    let out = explain(&dir, &server, &["--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // The requests already in flight when the first refusal came back are
+    // refused too (one per concurrent call), then every call is in the
+    // bounded mode: 68 answered calls, no retry pauses.
+    let bodies = server.bodies();
+    let refused = bodies.iter().filter(|b| b["response_format"]["type"] == "json_schema").count();
+    assert!((1..=4).contains(&refused), "{refused}");
+    assert_eq!(server.count(), 68 + refused, "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "{:?}", start.elapsed());
+    assert!(!err.contains("retrying"), "{err}");
+    assert!(err.contains("output mode json-schema refused for"), "{err}");
+    assert!(err.contains("HTTP 500") && err.contains("trying json-object-schema"), "{err}");
+    assert!(err.contains("output mode: json-object-schema ("), "{err}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["outputModes"], serde_json::json!({insights::plan::DEFAULT_MODEL: "json-object-schema"}));
+    assert_eq!(summary["counts"]["failed"], 0);
+    assert!(bodies[refused..].iter().all(|b| b["response_format"]["schema"]["type"] == "object"));
+    // The ledger keeps the mode.
+    let runs = bin().current_dir(&dir).args(["insights", "model.jsonl", "--runs", "--json"]).output().unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).unwrap();
+    assert_eq!(
+        runs["runs"][0]["outputModes"],
+        serde_json::json!({insights::plan::DEFAULT_MODEL: "json-object-schema"})
+    );
+    let text = bin().current_dir(&dir).args(["insights", "model.jsonl", "--runs"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).contains("output mode json-object-schema"));
+}
+
+#[test]
+fn output_mode_names_are_the_ones_the_help_prints() {
+    let help = bin().args(["explain", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("detect, json-schema, json-object-schema, json-object, prompt-only"), "{help}");
+    let dir = workdir("modes");
+    for mode in ["json-object", "prompt-only", "json-object-schema"] {
+        let server = mock(&[]);
+        let out = explain(&dir, &server, &["--output-mode", mode, "--max-calls", "1", "--out", "x.jsonl"]);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("output mode {mode}, forced")));
+        std::fs::remove_file(dir.join("model.insights.db")).ok();
+    }
+    let server = mock(&[]);
+    let out = explain(&dir, &server, &["--output-mode", "json_object"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("json_object") && err.contains("json-object-schema"), "{err}");
+    assert_eq!(server.count(), 0);
 }

@@ -33,8 +33,9 @@ pub struct CompletionRequest {
     pub user: String,
     /// `codegraph_<level>` or `codegraph_<level>_cycle`.
     pub schema_name: String,
-    /// The strict JSON Schema the answer must follow.
-    pub json_schema: serde_json::Value,
+    /// The strict JSON Schema the answer must follow (serialized in its
+    /// property order; [`crate::bounds::bounded`] gives its bounded form).
+    pub schema: crate::schema::StrictSchema,
     /// Output cap, only when the user set one (`--max-tokens`).
     pub max_tokens: Option<u32>,
 }
@@ -84,4 +85,11 @@ pub trait Completer {
     /// A short label for progress lines (`openrouter`, `cloudflare/<gateway>`, `demo`, …).
     fn name(&self) -> String;
     fn complete(&self, request: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>>;
+    /// How answers for `model` are asked to be structured, once known (an
+    /// HTTP client's negotiated output mode, e.g. `json-object-schema`);
+    /// `None` for a completer that has no such notion or has not answered yet.
+    fn output_mode(&self, model: &str) -> Option<String> {
+        let _ = model;
+        None
+    }
 }

@@ -9,6 +9,7 @@
 //! (`complete::Asking` says it); let a model answer become a record without
 //! validating it against the block types.
 pub mod blocks;
+pub mod bounds;
 pub mod canonical;
 pub mod complete;
 pub mod estimate;

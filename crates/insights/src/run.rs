@@ -160,6 +160,9 @@ pub struct RunResult {
     pub unsaved_failures: Vec<FailureRecord>,
     /// The user stopped the run before every step was begun.
     pub stopped: bool,
+    /// `(model, output mode)` for each of the plan's models the completer
+    /// knows a mode for ([`Completer::output_mode`]): leaf first.
+    pub output_modes: Vec<(String, String)>,
 }
 
 struct State {
@@ -231,7 +234,7 @@ fn request(unit: &str, prompt: &Prompt, model: &str, level: Level, max_tokens: O
         system: prompt.system.clone(),
         user: prompt.user.clone(),
         schema_name: prompt.schema_name.clone(),
-        json_schema: schema.to_value(),
+        schema,
         max_tokens,
     }
 }
@@ -402,6 +405,15 @@ pub async fn run(
     }
     st.failures.sort_by(|a, b| (a.level as u8).cmp(&(b.level as u8)).then_with(|| model::cmp_utf16(&a.id, &b.id)));
     st.counts.records = book.borrow().size() as u64;
+    let models = &plan_options.models;
+    let mut output_modes: Vec<(String, String)> = Vec::new();
+    for model in [&models.leaf, &models.rollup] {
+        if output_modes.iter().all(|(m, _)| m != model) {
+            if let Some(mode) = completer.output_mode(model) {
+                output_modes.push((model.clone(), mode));
+            }
+        }
+    }
     RunResult {
         counts: st.counts,
         usage: st.usage,
@@ -411,6 +423,7 @@ pub async fn run(
         unsaved: st.unsaved,
         unsaved_failures: st.unsaved_failures,
         stopped: st.stopped,
+        output_modes,
     }
 }
 

@@ -27,7 +27,7 @@ pub const INSIGHTS_APPLICATION_ID: u32 = 0x4347_4931;
 /// SQLite `user_version` of the store: the length of its migration ladder
 /// (docs/formats/store.md §4; 1: the tables of its §5; 2: full-text search
 /// over explanations).
-pub const INSIGHTS_DB_VERSION: u32 = 2;
+pub const INSIGHTS_DB_VERSION: u32 = 3;
 /// Ids per batched store read.
 pub const GET_CHUNK: usize = 500;
 

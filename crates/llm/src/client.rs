@@ -26,26 +26,43 @@ pub struct RetryNotice<'a> {
     pub error: &'a LlmError,
 }
 
+/// Told when the output mode for a model changes or is first confirmed
+/// (to show the negotiation in a UI).
+#[derive(Debug)]
+pub struct ModeNotice<'a> {
+    pub model: &'a str,
+    /// The mode now used.
+    pub mode: OutputMode,
+    /// The mode the endpoint just refused, and its answer; `None` when
+    /// `mode` was confirmed by a first answer.
+    pub refused: Option<(OutputMode, &'a LlmError)>,
+}
+
 type RetryHook = Box<dyn Fn(&RetryNotice<'_>)>;
+type ModeHook = Box<dyn Fn(&ModeNotice<'_>)>;
 
 /// A client of one endpoint.
 ///
-/// **Structured output.** Requests start in [`OutputMode::JsonSchema`]. When
-/// the endpoint refuses it (a 400/422 whose text names `response_format`,
-/// `json_schema` or `json_object`), the same request is re-sent in the next
-/// mode ([`OutputMode::JsonObject`], then [`OutputMode::PromptOnly`]), and
-/// the mode that was accepted is remembered for that model for the life of
-/// the client. [`LlmClient::with_mode`] forces one mode and disables the
-/// fallback. The engine validates every answer on receipt in all modes.
+/// **Structured output** (`docs/formats/prompts.md` §10.2). Requests start
+/// in [`OutputMode::JsonSchema`]. When the endpoint refuses it — any 4xx or
+/// 5xx but 401–403, 408 and 429 whose text names `response_format`,
+/// `json_schema`, a schema or an unsupported parameter
+/// ([`is_format_refusal`]) — the same request is re-sent at once, without a
+/// retry pause, in the next mode of [`OutputMode::ALL`], and the accepted
+/// mode is remembered for that model for the life of the client (a client is
+/// one endpoint). [`LlmClient::with_mode`] forces one mode and disables the
+/// negotiation. The engine validates every answer on receipt in all modes.
 pub struct LlmClient<T, S> {
     config: ProviderConfig,
     transport: T,
     sleeper: S,
     retry: RetryPolicy,
     forced: Option<OutputMode>,
-    modes: RefCell<HashMap<String, OutputMode>>,
+    /// Per model: the mode to start with, and whether an answer confirmed it.
+    modes: RefCell<HashMap<String, (OutputMode, bool)>>,
     last_mode: Cell<OutputMode>,
     on_retry: Option<RetryHook>,
+    on_mode: Option<ModeHook>,
     clock: fn() -> u64,
 }
 
@@ -60,19 +77,35 @@ impl<T, S> fmt::Debug for LlmClient<T, S> {
     }
 }
 
-/// Whether an error is an endpoint refusing the structured-output request.
+/// Whether an error is an endpoint refusing the structured-output request:
+/// an HTTP error other than 401/402/403 (credentials), 408 and 429 (load)
+/// whose text names `response_format`, `json_schema`, `json_object`, a
+/// schema, structured output or an unsupported / unrecognized parameter.
+/// Servers differ in the status: OpenAI-style APIs answer 400, vLLM 400 or
+/// 422, llama-cpp-python 500 (its request validation).
 pub fn is_format_refusal(e: &LlmError) -> bool {
-    if !matches!(e.status, Some(400) | Some(422)) {
+    let Some(status) = e.status else { return false };
+    if !(400..600).contains(&status) || [401, 402, 403, 408, 429].contains(&status) {
         return false;
     }
     let m = e.message.to_ascii_lowercase();
-    ["response_format", "response format", "json_schema", "json_object", "structured output"]
-        .iter()
-        .any(|k| m.contains(k))
+    [
+        "response_format",
+        "response format",
+        "json_schema",
+        "json_object",
+        "schema",
+        "structured output",
+        "unsupported parameter",
+        "unknown parameter",
+        "unrecognized request argument",
+    ]
+    .iter()
+    .any(|k| m.contains(k))
 }
 
 impl<T: Transport, S: Sleeper> LlmClient<T, S> {
-    /// A client with the default retry policy (`docs/formats/prompts.md` §10) and mode fallback.
+    /// A client with the default retry policy (`docs/formats/prompts.md` §10) and mode negotiation.
     pub fn new(config: ProviderConfig, transport: T, sleeper: S) -> LlmClient<T, S> {
         LlmClient {
             config,
@@ -83,6 +116,7 @@ impl<T: Transport, S: Sleeper> LlmClient<T, S> {
             modes: RefCell::new(HashMap::new()),
             last_mode: Cell::new(OutputMode::JsonSchema),
             on_retry: None,
+            on_mode: None,
             clock: crate::now_unix_ms,
         }
     }
@@ -92,16 +126,31 @@ impl<T: Transport, S: Sleeper> LlmClient<T, S> {
         self
     }
 
-    /// Always use `mode`; no fallback.
+    /// Always use `mode`; no negotiation.
     pub fn with_mode(mut self, mode: OutputMode) -> Self {
         self.forced = Some(mode);
         self.last_mode.set(mode);
         self
     }
 
+    /// `Some(mode)`: [`LlmClient::with_mode`]; `None` (`detect`): negotiate.
+    pub fn with_mode_choice(self, choice: Option<OutputMode>) -> Self {
+        match choice {
+            Some(mode) => self.with_mode(mode),
+            None => self,
+        }
+    }
+
     /// Calls `hook` before every pause between attempts.
     pub fn on_retry(mut self, hook: impl Fn(&RetryNotice<'_>) + 'static) -> Self {
         self.on_retry = Some(Box::new(hook));
+        self
+    }
+
+    /// Calls `hook` when a model's output mode is refused (and the next one
+    /// tried) or first confirmed by an answer.
+    pub fn on_mode(mut self, hook: impl Fn(&ModeNotice<'_>) + 'static) -> Self {
+        self.on_mode = Some(Box::new(hook));
         self
     }
 
@@ -127,10 +176,54 @@ impl<T: Transport, S: Sleeper> LlmClient<T, S> {
 
     /// The mode the next request for `model` will start with.
     pub fn mode_for(&self, model: &str) -> OutputMode {
-        self.forced.or_else(|| self.modes.borrow().get(model).copied()).unwrap_or(OutputMode::JsonSchema)
+        self.forced.or_else(|| self.modes.borrow().get(model).map(|m| m.0)).unwrap_or(OutputMode::JsonSchema)
     }
 
-    /// One structured completion: retries, then the mode fallback.
+    /// The mode an answer for `model` came back in (the forced mode, if any).
+    pub fn confirmed_mode(&self, model: &str) -> Option<OutputMode> {
+        self.forced.or_else(|| self.modes.borrow().get(model).filter(|m| m.1).map(|m| m.0))
+    }
+
+    fn notify(&self, notice: ModeNotice<'_>) {
+        if let Some(hook) = &self.on_mode {
+            hook(&notice);
+        }
+    }
+
+    /// After `mode` was refused for `model`: the mode to try next (the one
+    /// another request already moved on to, if further), or `None` when
+    /// every mode was refused.
+    fn next_mode(&self, model: &str, mode: OutputMode, error: &LlmError) -> Option<OutputMode> {
+        let rank = |m: OutputMode| OutputMode::ALL.iter().position(|x| *x == m).unwrap_or(0);
+        let known = self.modes.borrow().get(model).map(|m| m.0);
+        if let Some(known) = known.filter(|k| rank(*k) > rank(mode)) {
+            return Some(known);
+        }
+        let next = mode.fallback()?;
+        self.modes.borrow_mut().insert(model.to_owned(), (next, false));
+        self.notify(ModeNotice { model, mode: next, refused: Some((mode, error)) });
+        Some(next)
+    }
+
+    fn confirm(&self, model: &str, mode: OutputMode) {
+        if self.forced.is_some() {
+            return;
+        }
+        let first = {
+            let mut modes = self.modes.borrow_mut();
+            let entry = modes.entry(model.to_owned()).or_insert((mode, false));
+            let first = entry.0 == mode && !entry.1;
+            if entry.0 == mode {
+                entry.1 = true;
+            }
+            first
+        };
+        if first {
+            self.notify(ModeNotice { model, mode, refused: None });
+        }
+    }
+
+    /// One structured completion: retries, then the mode negotiation.
     pub async fn call(&self, request: &CompletionRequest) -> Result<LlmResponse, LlmError> {
         let mut mode = self.mode_for(&request.model);
         loop {
@@ -144,26 +237,39 @@ impl<T: Transport, S: Sleeper> LlmClient<T, S> {
             let result = with_retry(&self.retry, &self.sleeper, notify, |_| {
                 let http = http.clone();
                 async move {
-                    match self.transport.send(http).await {
+                    let answer = match self.transport.send(http).await {
                         Ok(response) => self.interpret(response, &request.model),
                         Err(e) => Err(LlmError::network(format!(
                             "{}: the request got no answer: {}",
                             self.config.label(),
                             e.message
                         ))),
-                    }
+                    };
+                    // A refusal is the endpoint's final word on this mode,
+                    // whatever its status: never worth a retry.
+                    answer.map_err(|e| if is_format_refusal(&e) { LlmError { retryable: false, ..e } } else { e })
                 }
             })
             .await;
             match result {
-                Err(e) if self.forced.is_none() && is_format_refusal(&e) => match mode.fallback() {
-                    Some(next) => {
-                        self.modes.borrow_mut().insert(request.model.clone(), next);
-                        mode = next;
+                Err(e) if self.forced.is_none() && is_format_refusal(&e) => {
+                    match self.next_mode(&request.model, mode, &e) {
+                        Some(next) => mode = next,
+                        None => return Err(e),
                     }
-                    None => return Err(e),
-                },
-                other => return other,
+                }
+                Ok(answer) => {
+                    self.confirm(&request.model, mode);
+                    return Ok(answer);
+                }
+                Err(e) => {
+                    // A final answer that could not be used (not JSON, cut)
+                    // still proves the endpoint accepted the mode.
+                    if e.status.is_none() && !e.retryable {
+                        self.confirm(&request.model, mode);
+                    }
+                    return Err(e);
+                }
             }
         }
     }
@@ -210,6 +316,10 @@ impl<T: Transport, S: Sleeper> Completer for LlmClient<T, S> {
             let r = self.call(&request).await?;
             Ok(Completion { json: r.json, model: r.model, usage: r.usage })
         })
+    }
+
+    fn output_mode(&self, model: &str) -> Option<String> {
+        self.confirmed_mode(model).map(|m| m.as_str().to_owned())
     }
 }
 

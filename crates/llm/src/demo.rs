@@ -129,8 +129,8 @@ mod tests {
 
     fn request(level: Level, unit: &str, cycle: Option<&[&str]>) -> CompletionRequest {
         let (schema_name, json_schema) = match cycle {
-            Some(ids) => (cycle_schema_name(level), cycle_schema(level, ids).to_value()),
-            None => (block_schema_name(level), block_schema(level).to_value()),
+            Some(ids) => (cycle_schema_name(level), cycle_schema(level, ids)),
+            None => (block_schema_name(level), block_schema(level)),
         };
         CompletionRequest {
             asking: Asking {
@@ -144,7 +144,7 @@ mod tests {
             // The text is never read: nothing in it names the unit.
             user: "(prompt text)".into(),
             schema_name,
-            json_schema,
+            schema: json_schema,
             max_tokens: None,
         }
     }

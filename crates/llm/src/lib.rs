@@ -8,7 +8,7 @@
 //! * the providers of [`provider`] (OpenRouter, Cloudflare AI Gateway's REST
 //!   and OpenAI-compatible routes, any OpenAI-compatible base URL) and their
 //!   resolution from an environment;
-//! * structured-output modes with fallback ([`OutputMode`]);
+//! * structured-output modes, negotiated per endpoint and model ([`OutputMode`]);
 //! * the retry policy of §10 with an injectable [`Sleeper`].
 //!
 //! [`demo::DemoCompleter`] answers offline, without any provider.
@@ -35,7 +35,7 @@ pub mod native;
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
 
-pub use client::{LlmClient, RetryNotice};
+pub use client::{LlmClient, ModeNotice, RetryNotice};
 pub use error::{is_retryable_status, LlmError};
 pub use provider::{resolve_provider, MissingCredentials, ProviderChoice, ProviderConfig, Secret};
 pub use retry::RetryPolicy;

@@ -2,19 +2,27 @@
 //! parsed once for every provider: the request body for an [`OutputMode`], the
 //! reply parser, the error detail of a non-2xx body, and `Retry-After`.
 
+use insights::bounds::{bounded, Bounded};
 use insights::complete::CompletionRequest;
 use insights::record::Usage;
+use insights::schema::StrictSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::LlmError;
 
-/// How the answer's shape is asked for. Endpoints differ: some take a strict
-/// JSON Schema, some only "a JSON object", some neither.
+/// How the answer's shape is asked for. Endpoints differ: hosted ones take a
+/// strict JSON Schema; llama.cpp-based servers turn a schema given with
+/// `json_object` into a decoding grammar; some take only "a JSON object";
+/// some nothing at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OutputMode {
     /// `response_format: {type: "json_schema", json_schema: {name, strict: true, schema}}`.
     JsonSchema,
+    /// `response_format: {type: "json_object", schema: <bounded schema>}` (the
+    /// llama.cpp / vLLM extension; [`insights::bounds`]), the schema also in
+    /// the system message.
+    JsonObjectSchema,
     /// `response_format: {type: "json_object"}`, the schema in the system message.
     JsonObject,
     /// No `response_format`; the schema in the system message (the engine
@@ -23,15 +31,18 @@ pub enum OutputMode {
 }
 
 impl OutputMode {
-    /// Every mode, in fallback order.
-    pub const ALL: [OutputMode; 3] = [OutputMode::JsonSchema, OutputMode::JsonObject, OutputMode::PromptOnly];
+    /// Every mode, in negotiation order.
+    pub const ALL: [OutputMode; 4] =
+        [OutputMode::JsonSchema, OutputMode::JsonObjectSchema, OutputMode::JsonObject, OutputMode::PromptOnly];
 
-    /// `json_schema`, `json_object` or `prompt`.
+    /// The name the CLI, the page, the ledger and the progress use:
+    /// `json-schema`, `json-object-schema`, `json-object`, `prompt-only`.
     pub fn as_str(self) -> &'static str {
         match self {
-            OutputMode::JsonSchema => "json_schema",
-            OutputMode::JsonObject => "json_object",
-            OutputMode::PromptOnly => "prompt",
+            OutputMode::JsonSchema => "json-schema",
+            OutputMode::JsonObjectSchema => "json-object-schema",
+            OutputMode::JsonObject => "json-object",
+            OutputMode::PromptOnly => "prompt-only",
         }
     }
 
@@ -40,15 +51,33 @@ impl OutputMode {
         OutputMode::ALL.into_iter().find(|m| m.as_str() == s)
     }
 
+    /// A user's choice: `detect` (negotiate, `None`) or a mode name; the
+    /// error lists every accepted name.
+    pub fn parse_choice(s: &str) -> Result<Option<OutputMode>, String> {
+        if s == DETECT {
+            return Ok(None);
+        }
+        OutputMode::parse(s)
+            .map(Some)
+            .ok_or_else(|| format!("output mode {s:?} is not one of {}", OutputMode::CHOICES.join(", ")))
+    }
+
+    /// Every name [`OutputMode::parse_choice`] accepts, `detect` first.
+    pub const CHOICES: [&'static str; 5] = [DETECT, "json-schema", "json-object-schema", "json-object", "prompt-only"];
+
     /// The next mode to try after an endpoint refused this one.
     pub fn fallback(self) -> Option<OutputMode> {
         match self {
-            OutputMode::JsonSchema => Some(OutputMode::JsonObject),
+            OutputMode::JsonSchema => Some(OutputMode::JsonObjectSchema),
+            OutputMode::JsonObjectSchema => Some(OutputMode::JsonObject),
             OutputMode::JsonObject => Some(OutputMode::PromptOnly),
             OutputMode::PromptOnly => None,
         }
     }
 }
+
+/// The choice that negotiates the mode with the endpoint (the default).
+pub const DETECT: &str = "detect";
 
 impl std::fmt::Display for OutputMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -66,14 +95,17 @@ struct Message<'a> {
 struct JsonSchemaFormat<'a> {
     name: &'a str,
     strict: bool,
-    schema: &'a Value,
+    schema: &'a StrictSchema,
 }
 
 #[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum ResponseFormat<'a> {
-    JsonSchema { json_schema: JsonSchemaFormat<'a> },
-    JsonObject,
+struct ResponseFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    json_schema: Option<JsonSchemaFormat<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema: Option<Bounded<'a>>,
 }
 
 /// The wire body, fields in the order they are sent.
@@ -90,31 +122,35 @@ struct ChatBody<'a> {
 }
 
 /// The system message with the schema spelled out, for the modes where the
-/// endpoint does not enforce it.
+/// endpoint does not enforce the strict schema.
 pub fn system_with_schema(request: &CompletionRequest) -> String {
-    let schema = serde_json::to_string_pretty(&request.json_schema).unwrap_or_default();
     format!(
         "{}\n\n## Answer format\nAnswer with one JSON document and nothing else: no prose, no Markdown fence. It must \
          follow this JSON Schema (`{}`) exactly; every property is required, null where the schema allows it:\n{}\n",
         request.system.trim_end(),
         request.schema_name,
-        schema
+        request.schema.to_json_pretty()
     )
 }
 
 /// The serialized request body: model, messages `[system, user]`, the
 /// response format of `mode`, `temperature` 0, `stream` false, `max_tokens`
-/// only when asked. Never a key.
+/// only when asked. Schemas keep their property order. Never a key.
 pub fn request_body(request: &CompletionRequest, mode: OutputMode) -> String {
     let system = match mode {
         OutputMode::JsonSchema => request.system.clone(),
-        OutputMode::JsonObject | OutputMode::PromptOnly => system_with_schema(request),
+        _ => system_with_schema(request),
     };
+    let format = |kind| ResponseFormat { kind, json_schema: None, schema: None };
     let response_format = match mode {
-        OutputMode::JsonSchema => Some(ResponseFormat::JsonSchema {
-            json_schema: JsonSchemaFormat { name: &request.schema_name, strict: true, schema: &request.json_schema },
+        OutputMode::JsonSchema => Some(ResponseFormat {
+            json_schema: Some(JsonSchemaFormat { name: &request.schema_name, strict: true, schema: &request.schema }),
+            ..format("json_schema")
         }),
-        OutputMode::JsonObject => Some(ResponseFormat::JsonObject),
+        OutputMode::JsonObjectSchema => {
+            Some(ResponseFormat { schema: Some(bounded(&request.schema)), ..format("json_object") })
+        }
+        OutputMode::JsonObject => Some(format("json_object")),
         OutputMode::PromptOnly => None,
     };
     let body = ChatBody {
@@ -174,6 +210,22 @@ fn content_text(message: &Value) -> Option<String> {
     }
 }
 
+/// The answer's text: the content, or — when the content is empty — the
+/// reasoning field some servers put the whole answer in
+/// (`reasoning_content`, `reasoning`).
+fn answer_text(message: Option<&Value>) -> String {
+    let Some(message) = message else { return String::new() };
+    let content = content_text(message).unwrap_or_default();
+    if !content.trim().is_empty() {
+        return content;
+    }
+    ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|k| message.get(*k).and_then(Value::as_str).filter(|t| !t.trim().is_empty()))
+        .map(str::to_owned)
+        .unwrap_or(content)
+}
+
 /// The inner body when the whole text is one Markdown fence (optionally
 /// tagged `json`), else the text itself.
 pub fn strip_fence(text: &str) -> &str {
@@ -188,6 +240,107 @@ pub fn strip_fence(text: &str) -> &str {
     body.trim()
 }
 
+/// The text without `<think>…</think>` blocks (what reasoning models write
+/// before the answer). An unclosed block is kept: the answer may be in it.
+pub fn strip_think(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("<think>") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("<think>") {
+        let Some(close) = rest[open..].find("</think>") else { break };
+        out.push_str(&rest[..open]);
+        rest = &rest[open + close + "</think>".len()..];
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+/// The text with every comma that directly precedes a closing `}` or `]`
+/// (whitespace between) removed, outside strings.
+pub fn drop_trailing_commas(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c == ',' {
+            let next = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
+            if matches!(next, Some(b'}') | Some(b']')) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The end (exclusive) of the balanced `{…}` that starts at `start`, strings
+/// and escapes respected; `None` when it never closes.
+fn object_end(text: &str, start: usize) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, b) in text.bytes().enumerate().skip(start) {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// JSON text, or JSON text with trailing commas.
+fn lenient(text: &str) -> Option<Value> {
+    serde_json::from_str(text).ok().or_else(|| serde_json::from_str(&drop_trailing_commas(text)).ok())
+}
+
+/// The JSON document of an answer as real models write it: the whole text
+/// (after dropping `<think>` blocks and one enclosing fence), else the first
+/// complete `{…}` object in it (inside prose or a fence); trailing commas
+/// are forgiven. `None` when there is no such object.
+pub fn answer_json(text: &str) -> Option<Value> {
+    let text = strip_think(text);
+    let body = strip_fence(&text);
+    if let Some(v) = lenient(body) {
+        return Some(v);
+    }
+    let mut from = 0;
+    while let Some(at) = body[from..].find('{').map(|i| from + i) {
+        // An object that never closes is the answer cut short: nothing
+        // nested in it is the answer.
+        let end = object_end(body, at)?;
+        if let Some(v @ Value::Object(_)) = lenient(&body[at..end]) {
+            return Some(v);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// The error for an answer cut at the output-token cap (§10).
 pub fn cut_error(usage: Option<&Usage>) -> LlmError {
     let after = match usage {
@@ -200,12 +353,13 @@ pub fn cut_error(usage: Option<&Usage>) -> LlmError {
     ))
 }
 
-/// Parses a chat-completion reply object (§10): content text, usage, the
-/// length cut, refusal, empty text, a Markdown fence, JSON.
+/// Parses a chat-completion reply object (§10): the answer text (content,
+/// else a reasoning field), usage, the length cut, refusal, empty text, then
+/// the JSON of [`answer_json`].
 pub fn parse_reply(reply: &Value, requested_model: &str) -> Result<LlmResponse, LlmError> {
     let choice = reply.get("choices").and_then(|c| c.get(0));
     let message = choice.and_then(|c| c.get("message"));
-    let text = message.and_then(content_text).unwrap_or_default();
+    let text = answer_text(message);
     let usage = usage_of(reply);
     let cut = choice.and_then(|c| get(c, "finishReason", "finish_reason")).and_then(Value::as_str) == Some("length");
     if text.trim().is_empty() {
@@ -219,14 +373,13 @@ pub fn parse_reply(reply: &Value, requested_model: &str) -> Result<LlmResponse, 
         }
         return Err(LlmError::final_answer("the completion had no content (an empty answer)"));
     }
-    let body = strip_fence(&text);
-    let json: Value = match serde_json::from_str(body) {
-        Ok(v) => v,
-        Err(_) if cut => return Err(cut_error(usage.as_ref())),
-        Err(_) => {
+    let json = match answer_json(&text) {
+        Some(v) => v,
+        None if cut => return Err(cut_error(usage.as_ref())),
+        None => {
             return Err(LlmError::final_answer(format!(
                 "the completion was not JSON; it began with: {}",
-                first_chars(body, 200)
+                first_chars(strip_fence(&text), 200)
             )))
         }
     };

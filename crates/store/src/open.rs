@@ -162,6 +162,12 @@ END;
 INSERT INTO insight_text (rowid, id, name, concept, description, body, words)
   SELECT * FROM insight_text_source;
 "#,
+    // 2 → 3: the structured-output mode each model answered in (JSON
+    // object text `{"<model>":"<mode>"}`; NULL for earlier runs, the demo,
+    // or a run that got no answer).
+    r#"
+ALTER TABLE run ADD COLUMN output_modes TEXT;
+"#,
 ];
 
 const _: () = assert!(MIGRATIONS.len() == INSIGHTS_DB_VERSION as usize);

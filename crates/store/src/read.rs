@@ -120,6 +120,9 @@ pub struct RunRow {
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aborted: Option<String>,
+    /// The structured-output mode each model answered in (format 3 on).
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "modes_as_object")]
+    pub output_modes: Vec<(String, String)>,
 }
 
 /// The answer about one id (`kind: "codegraph.insight/1"`).
@@ -301,10 +304,11 @@ impl Store {
         let op = "reading the run ledger";
         let mut stmt = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT id, started_at, finished_at, provider, leaf, rollup, depth, llm, template, reused, failed, \
-                 calls, prompt_tokens, completion_tokens, cost, aborted FROM run ORDER BY id",
-            )
+                 calls, prompt_tokens, completion_tokens, cost, aborted, {} FROM run ORDER BY id",
+                if self.format_version() >= 3 { "output_modes" } else { "NULL" }
+            ))
             .map_err(self.sql(op))?;
         let rows = stmt
             .query_map([], |r| {
@@ -338,6 +342,7 @@ impl Store {
                     counts,
                     usage,
                     aborted: r.get(15)?,
+                    output_modes: parse_modes(r.get::<_, Option<String>>(16)?.as_deref()),
                 })
             })
             .map_err(self.sql(op))?;
@@ -408,4 +413,22 @@ fn row_of(store: &Store, r: &rusqlite::Row<'_>) -> Result<InsightRow, StoreError
         level,
         id,
     })
+}
+
+/// The ledger's `{"<model>":"<mode>"}` text as pairs (unreadable text: none).
+fn parse_modes(text: Option<&str>) -> Vec<(String, String)> {
+    let Some(serde_json::Value::Object(map)) = text.and_then(|t| serde_json::from_str(t).ok()) else {
+        return Vec::new();
+    };
+    map.into_iter().filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_owned()))).collect()
+}
+
+/// `[(model, mode)]` as `{"<model>": "<mode>"}`.
+fn modes_as_object<S: serde::Serializer>(modes: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(modes.len()))?;
+    for (model, mode) in modes {
+        m.serialize_entry(model, mode)?;
+    }
+    m.end()
 }

@@ -138,6 +138,7 @@ impl<'s> StoreRun<'s> {
                 failures: result.failures.clone(),
                 calls: Some(result.counts.calls),
                 aborted: insights::session::aborted_text(result),
+                output_modes: result.output_modes.clone(),
             },
         )?;
         self.open = false;

@@ -66,6 +66,8 @@ pub struct FinishRun {
     pub calls: Option<u64>,
     /// `<status or kind>: <message>` of a fatal abort.
     pub aborted: Option<String>,
+    /// The output mode each model answered in (`insights::run::RunResult::output_modes`).
+    pub output_modes: Vec<(String, String)>,
 }
 
 /// A run without `finished_at`: still writing, or killed.
@@ -651,7 +653,7 @@ impl Store {
         Self::set_meta(&tx, "eof", &encode_trailer(eof)).map_err(self.sql(op))?;
         tx.execute(
             "UPDATE run SET finished_at = ?2, llm = ?3, template = ?4, reused = ?5, failed = ?6, calls = ?7, \
-             prompt_tokens = ?8, completion_tokens = ?9, cost = ?10, aborted = ?11 WHERE id = ?1",
+             prompt_tokens = ?8, completion_tokens = ?9, cost = ?10, aborted = ?11, output_modes = ?12 WHERE id = ?1",
             params![
                 run.id,
                 eof.generated_at,
@@ -664,6 +666,7 @@ impl Store {
                 eof.usage.completion_tokens as i64,
                 eof.usage.cost,
                 finish.aborted,
+                modes_text(&finish.output_modes),
             ],
         )
         .map_err(self.sql(op))?;
@@ -763,4 +766,14 @@ pub(crate) fn concept_label(
         concept.as_deref(),
         context.as_deref(),
     )
+}
+
+/// `{"<model>":"<mode>",…}`, or `None` for no mode.
+fn modes_text(modes: &[(String, String)]) -> Option<String> {
+    if modes.is_empty() {
+        return None;
+    }
+    let map: serde_json::Map<String, serde_json::Value> =
+        modes.iter().map(|(m, o)| (m.clone(), serde_json::Value::String(o.clone()))).collect();
+    Some(serde_json::Value::Object(map).to_string())
 }

@@ -178,7 +178,11 @@ fn failure_lifecycle_and_run_transactions() {
 
     let owed = vec![failure("P", Level::Module, &["P"], 1), failure("h", Level::Operation, &["h"], 3)];
     let eof = trailer(4, 2);
-    s.finish_run(run, &FinishRun { eof: eof.clone(), failures: owed.clone(), calls: Some(5), aborted: None }).unwrap();
+    s.finish_run(
+        run,
+        &FinishRun { eof: eof.clone(), failures: owed.clone(), calls: Some(5), aborted: None, output_modes: vec![] },
+    )
+    .unwrap();
     let sorted = vec![owed[1].clone(), owed[0].clone()];
     assert_eq!(s.failures().unwrap(), sorted, "the owed set replaces the table, sorted (operation before module)");
     assert_eq!(s.eof().unwrap(), Some(eof));
@@ -247,7 +251,11 @@ fn the_ledger_survives_an_import_the_content_does_not() {
     let s = Store::open_writer(dir.path("s.db")).unwrap();
     let run = begin(&s, None);
     s.put_unit(run, "old", &[rec("old", Level::Operation)]).unwrap();
-    s.finish_run(run, &FinishRun { eof: trailer(1, 0), failures: vec![], calls: Some(1), aborted: None }).unwrap();
+    s.finish_run(
+        run,
+        &FinishRun { eof: trailer(1, 0), failures: vec![], calls: Some(1), aborted: None, output_modes: vec![] },
+    )
+    .unwrap();
     s.mark_exported(&store::ExportStamp { path: "p".into(), size: 1, mtime_ms: 2.0 }).unwrap();
     let sidecar = synth::synthetic(4, 8);
     s.import(&sidecar).unwrap();

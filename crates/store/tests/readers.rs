@@ -97,7 +97,16 @@ fn runs_ledger_rows() {
     let first = fixture(&s);
     s.finish_run(
         first,
-        &FinishRun { eof: trailer(5, 0), failures: vec![], calls: Some(3), aborted: Some("402: no credits".into()) },
+        &FinishRun {
+            eof: trailer(5, 0),
+            failures: vec![],
+            calls: Some(3),
+            aborted: Some("402: no credits".into()),
+            output_modes: vec![
+                ("openai/gpt-4.1-mini".into(), "json-schema".into()),
+                ("anthropic/claude-sonnet-4.5".into(), "json-object".into()),
+            ],
+        },
     )
     .unwrap();
     let second = begin(&s);
@@ -112,7 +121,8 @@ fn runs_ledger_rows() {
              "provider": "openrouter", "models": models, "depth": 1,
              "counts": {"llm": 5, "template": 0, "reused": 0, "failed": 0, "calls": 3},
              "usage": {"promptTokens": 100, "completionTokens": 20, "cost": 0.001},
-             "aborted": "402: no credits"},
+             "aborted": "402: no credits",
+             "outputModes": {"openai/gpt-4.1-mini": "json-schema", "anthropic/claude-sonnet-4.5": "json-object"}},
             {"id": second.id, "startedAt": "2025-06-01T11:00:00.000Z", "finishedAt": "2025-06-01T11:00:00.000Z",
              "provider": "openrouter", "models": models, "depth": 1, "aborted": "interrupted"},
             {"id": third.id, "startedAt": "2025-06-01T11:00:00.000Z",

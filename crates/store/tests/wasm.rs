@@ -106,7 +106,11 @@ async fn a_store_commits_units_through_the_book_and_reads_them_back_after_reopen
     let run = begin(&s);
     s.put_unit(run, "g", &[rec("g", Level::Operation)]).unwrap();
     let eof = trailer(4, 0);
-    s.finish_run(run, &FinishRun { eof: eof.clone(), failures: vec![], calls: Some(1), aborted: None }).unwrap();
+    s.finish_run(
+        run,
+        &FinishRun { eof: eof.clone(), failures: vec![], calls: Some(1), aborted: None, output_modes: vec![] },
+    )
+    .unwrap();
     s.close().unwrap();
 
     let r = Store::open_reader(&name).unwrap();

@@ -24,19 +24,36 @@ pub const MOCK_COST: f64 = 0.001;
 pub struct MockConfig {
     /// Applied in order; a `Delay` adds a pause, the first other fault wins.
     pub faults: Vec<FaultRule>,
-    /// Whether `response_format: json_schema` is accepted (else a 400 naming it).
+    /// Whether `response_format: json_schema` is accepted (else a refusal naming it).
     pub json_schema: bool,
-    /// Whether `response_format: json_object` is accepted (else a 400 naming it).
+    /// Whether `response_format: {type: json_object, schema}` is accepted
+    /// (else a refusal naming the schema).
+    pub json_object_schema: bool,
+    /// Whether `response_format: json_object` is accepted (else a refusal naming it).
     pub json_object: bool,
+    /// The status of a refusal: 400 like OpenAI, 500 like llama-cpp-python.
+    pub refusal_status: u16,
 }
 
 impl Default for MockConfig {
     fn default() -> MockConfig {
-        MockConfig { faults: Vec::new(), json_schema: true, json_object: true }
+        MockConfig {
+            faults: Vec::new(),
+            json_schema: true,
+            json_object_schema: true,
+            json_object: true,
+            refusal_status: 400,
+        }
     }
 }
 
 impl MockConfig {
+    /// What llama-cpp-python's server accepts: `json_object` with or without
+    /// a schema; `json_schema` refused with a 500 naming `response_format`.
+    pub fn llama_cpp_python() -> MockConfig {
+        MockConfig { json_schema: false, refusal_status: 500, ..MockConfig::default() }
+    }
+
     /// Adds a fault rule.
     pub fn fault(mut self, rule: FaultRule) -> MockConfig {
         self.faults.push(rule);
@@ -327,8 +344,10 @@ fn chat(req: &Request, path: &str, state: &State) -> Option<Response> {
             body.pointer("/response_format/json_schema/name").and_then(Value::as_str).unwrap_or_default().to_owned(),
             body.pointer("/response_format/json_schema/schema").cloned().unwrap_or(Value::Null),
         ),
+        Some("json_object") => (String::new(), body.pointer("/response_format/schema").cloned().unwrap_or(Value::Null)),
         _ => (String::new(), Value::Null),
     };
+    let with_schema = body.pointer("/response_format/schema").is_some();
     let user = text_of(&body, "user");
     let units = units_of(&user, &schema);
     let rules: Vec<&FaultRule> = state.config.faults.iter().filter(|r| r.applies(number, &units)).collect();
@@ -337,13 +356,18 @@ fn chat(req: &Request, path: &str, state: &State) -> Option<Response> {
             std::thread::sleep(d);
         }
     }
+    let refuse = |m: &str| {
+        let status = state.config.refusal_status;
+        Some(Response::json(status, error_body(status, m)))
+    };
     if format == Some("json_schema") && !state.config.json_schema {
-        let m = "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model";
-        return Some(Response::json(400, error_body(400, m)));
+        return refuse("Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model");
+    }
+    if format == Some("json_object") && with_schema && !state.config.json_object_schema {
+        return refuse("Unsupported parameter: 'response_format.schema'");
     }
     if format == Some("json_object") && !state.config.json_object {
-        let m = "Invalid parameter: 'response_format' of type 'json_object' is not supported with this model";
-        return Some(Response::json(400, error_body(400, m)));
+        return refuse("Invalid parameter: 'response_format' of type 'json_object' is not supported with this model");
     }
     let fault = rules.iter().map(|r| &r.fault).find(|f| !matches!(f, Fault::Delay(_)));
     let answer = || {

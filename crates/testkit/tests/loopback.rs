@@ -29,7 +29,7 @@ fn op_request(id: &str) -> CompletionRequest {
         system: "You explain code.".into(),
         user: format!("# Unit: operation {id}\n\n## The unit\n(source)\n"),
         schema_name: block_schema_name(Level::Operation),
-        json_schema: block_schema(Level::Operation).to_value(),
+        schema: block_schema(Level::Operation),
         max_tokens: None,
     }
 }
@@ -50,7 +50,7 @@ fn cycle_request() -> CompletionRequest {
             CYCLE.join(", ")
         ),
         schema_name: cycle_schema_name(Level::Type),
-        json_schema: cycle_schema(Level::Type, &CYCLE).to_value(),
+        schema: cycle_schema(Level::Type, &CYCLE),
         max_tokens: None,
     }
 }
@@ -229,21 +229,38 @@ fn calls_are_in_flight_together() {
 }
 
 #[test]
-fn structured_output_fallback_against_the_mock() {
-    let mock = MockProvider::start(MockConfig { json_schema: false, ..MockConfig::default() });
-    let (client, _) = openai(&mock);
+fn structured_output_negotiation_against_the_mock() {
+    // llama-cpp-python: json_schema refused with a 500; the bounded schema taken.
+    let mock = MockProvider::start(MockConfig::llama_cpp_python());
+    let (client, sleeper) = openai(&mock);
     let done = block_on(client.complete(op_request(OP))).unwrap();
     assert!(validate_block(Level::Operation, &done.json).is_ok());
-    assert_eq!(client.mode(), OutputMode::JsonObject);
+    assert_eq!(client.mode(), OutputMode::JsonObjectSchema);
+    assert!(sleeper.slept().is_empty(), "a refusal is not retried: {:?}", sleeper.slept());
     block_on(client.complete(op_request(OP))).unwrap();
-    let formats: Vec<String> = mock.bodies().iter().map(|b| b["response_format"]["type"].to_string()).collect();
+    let bodies = mock.bodies();
+    let formats: Vec<String> = bodies.iter().map(|b| b["response_format"]["type"].to_string()).collect();
     assert_eq!(formats, ["\"json_schema\"", "\"json_object\"", "\"json_object\""]);
+    assert_eq!(bodies[1]["response_format"]["schema"]["properties"]["description"]["maxLength"], 400);
+    assert_eq!(client.output_mode("openai/gpt-5.6-luna").as_deref(), Some("json-object-schema"));
 
-    let mock = MockProvider::start(MockConfig { json_schema: false, json_object: false, ..MockConfig::default() });
+    // A server that takes json_object but not its schema.
+    let mock =
+        MockProvider::start(MockConfig { json_schema: false, json_object_schema: false, ..MockConfig::default() });
+    let (client, _) = openai(&mock);
+    block_on(client.complete(op_request(OP))).unwrap();
+    assert_eq!((client.mode(), mock.count()), (OutputMode::JsonObject, 3));
+
+    let mock = MockProvider::start(MockConfig {
+        json_schema: false,
+        json_object_schema: false,
+        json_object: false,
+        ..MockConfig::default()
+    });
     let (client, _) = openai(&mock);
     let done = block_on(client.complete(cycle_request())).unwrap();
     assert!(validate_cycle(Level::Type, &CYCLE, &done.json).is_ok());
-    assert_eq!((client.mode(), mock.count()), (OutputMode::PromptOnly, 3));
+    assert_eq!((client.mode(), mock.count()), (OutputMode::PromptOnly, 4));
 }
 
 #[test]

@@ -12,6 +12,10 @@ impl Completer for Controlled<'_> {
         self.inner.name()
     }
 
+    fn output_mode(&self, model: &str) -> Option<String> {
+        self.inner.output_mode(model)
+    }
+
     fn complete(&self, req: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
         Box::pin(async move {
             while PAUSED.with(Cell::get) && !STOPPING.with(Cell::get) {

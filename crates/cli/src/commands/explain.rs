@@ -62,9 +62,11 @@ pub struct ExplainArgs {
     /// Base URL of an OpenAI-compatible server (with --provider openai-compatible), e.g. http://127.0.0.1:8080/v1.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// Force a structured-output mode instead of detecting it: json-schema, json-object or prompt-only.
-    #[arg(long, value_name = "MODE")]
-    pub output_mode: Option<String>,
+    /// How answers are asked to be structured. `detect` negotiates with the endpoint, from strict
+    /// json-schema down to prompt-only; a mode name forces that mode (see README "Local models").
+    #[arg(long, value_name = "MODE", default_value = llm::wire::DETECT,
+          value_parser = clap::builder::PossibleValuesParser::new(llm::OutputMode::CHOICES))]
+    pub output_mode: String,
     /// Write the side-car from the store and stop (no model read, no call).
     #[arg(long, conflicts_with = "import")]
     pub export: bool,

@@ -538,8 +538,14 @@ fn runs(store: &Store, json: bool) -> Result<(), store::StoreError> {
         };
         let usage = r.usage.unwrap_or_default();
         let calls = r.counts.and_then(|c| c.calls).unwrap_or(0);
+        let modes = if r.output_modes.is_empty() {
+            String::new()
+        } else {
+            let modes: Vec<String> = r.output_modes.iter().map(|(_, mode)| one_line(mode)).collect();
+            format!("\toutput mode {}", modes.join(", "))
+        };
         out.push_str(&format!(
-            "#{}\t{} → {}\t{models}\t{counts}\t{}, {} + {} tokens{}\n",
+            "#{}\t{} → {}\t{models}\t{counts}\t{}, {} + {} tokens{}{modes}\n",
             r.id,
             one_line(&r.started_at),
             r.finished_at.as_deref().map(one_line).unwrap_or_else(|| "…".to_owned()),

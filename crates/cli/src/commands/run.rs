@@ -370,20 +370,28 @@ fn completer(args: &ExplainArgs, calls: u64) -> Result<(Box<dyn Completer>, Stri
         ))
     })?;
     let name = config.name().to_string();
-    let mut client = llm::client(config).on_retry(|n| {
-        crate::say!(
-            "  retrying in {:.1} s (attempt {} failed: {})",
-            n.wait_ms as f64 / 1000.0,
-            n.attempt,
-            n.error.message
-        )
-    });
-    if let Some(mode) = &args.output_mode {
-        let mode = llm::OutputMode::parse(mode).ok_or_else(|| {
-            Failure::Usage(format!("--output-mode {mode:?} is not one of json-schema, json-object, prompt-only"))
-        })?;
-        client = client.with_mode(mode);
-    }
+    let mode =
+        llm::OutputMode::parse_choice(&args.output_mode).map_err(|e| Failure::Usage(format!("--output-mode: {e}")))?;
+    let client = llm::client(config)
+        .on_retry(|n| {
+            crate::say!(
+                "  retrying in {:.1} s (attempt {} failed: {})",
+                n.wait_ms as f64 / 1000.0,
+                n.attempt,
+                n.error.message
+            )
+        })
+        .on_mode(|n| match n.refused {
+            Some((refused, error)) => {
+                crate::say!("  output mode {refused} refused for {}: {}; trying {}", n.model, error.message, n.mode)
+            }
+            None => crate::say!("  output mode for {}: {} (answered)", n.model, n.mode),
+        })
+        .with_mode_choice(mode);
+    let reason = match mode {
+        Some(m) => format!("{reason}; output mode {m}, forced"),
+        None => reason,
+    };
     Ok((Box::new(client), name, reason))
 }
 
@@ -675,6 +683,10 @@ fn finish(
         result.usage.prompt_tokens,
         result.usage.completion_tokens
     );
+    if !result.output_modes.is_empty() {
+        let modes: Vec<String> = result.output_modes.iter().map(|(model, mode)| format!("{mode} ({model})")).collect();
+        crate::say!("output mode: {}", modes.join(", "));
+    }
     for f in &result.failures {
         crate::say!("failed: {}: {}", f.id, f.reason.message);
     }
@@ -702,16 +714,7 @@ fn finish(
         );
     }
     if args.json {
-        let summary = serde_json::json!({
-            "kind": "codegraph.explainSummary/1",
-            "out": paths.sidecar.display().to_string(),
-            "counts": {"records": eof.counts.records, "llm": c.llm, "template": c.template, "reused": c.reused,
-                "failed": c.failed, "skipped": c.skipped, "calls": c.calls},
-            "usage": {"promptTokens": result.usage.prompt_tokens, "completionTokens": result.usage.completion_tokens,
-                "cost": result.usage.cost},
-            "failures": result.failures.iter().map(|f| serde_json::from_str::<serde_json::Value>(&sidecar::encode_failure(f)).unwrap_or_default()).collect::<Vec<_>>(),
-            "aborted": result.aborted.as_ref().map(|a| serde_json::json!({"unit": a.unit, "reason": a.reason.message, "notAttempted": a.not_attempted})),
-        });
+        let summary = summary_line(&eof, result, &paths.sidecar);
         // The run is over: a reader that went away loses only this summary.
         if let Err(crate::output::StdoutError::Failed(e)) =
             crate::output::write_artifact(&mut std::io::stdout().lock(), &format!("{summary}\n"))
@@ -724,4 +727,72 @@ fn finish(
     } else {
         Ok(Err(Failure::Exit(3)))
     }
+}
+
+/// The `--json` summary (`codegraph.explainSummary/1`): keys in the
+/// documented order, absent values omitted (never `null`), failures as their
+/// side-car records.
+fn summary_line(eof: &insights::record::Trailer, result: &RunResult, out: &std::path::Path) -> String {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Counts {
+        records: u64,
+        llm: u64,
+        template: u64,
+        reused: u64,
+        failed: u64,
+        skipped: u64,
+        calls: u64,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Aborted<'a> {
+        unit: &'a str,
+        reason: &'a str,
+        not_attempted: u64,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Summary<'a> {
+        kind: &'static str,
+        out: String,
+        counts: Counts,
+        usage: &'a insights::record::Usage,
+        #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+        output_modes: serde_json::Map<String, serde_json::Value>,
+        failures: Vec<Box<serde_json::value::RawValue>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        aborted: Option<Aborted<'a>>,
+    }
+    let c = &result.counts;
+    let summary = Summary {
+        kind: "codegraph.explainSummary/1",
+        out: out.display().to_string(),
+        counts: Counts {
+            records: eof.counts.records,
+            llm: c.llm,
+            template: c.template,
+            reused: c.reused,
+            failed: c.failed,
+            skipped: c.skipped,
+            calls: c.calls,
+        },
+        usage: &result.usage,
+        output_modes: result
+            .output_modes
+            .iter()
+            .map(|(model, mode)| (model.clone(), serde_json::Value::String(mode.clone())))
+            .collect(),
+        failures: result
+            .failures
+            .iter()
+            .filter_map(|f| serde_json::value::RawValue::from_string(sidecar::encode_failure(f)).ok())
+            .collect(),
+        aborted: result.aborted.as_ref().map(|a| Aborted {
+            unit: &a.unit,
+            reason: &a.reason.message,
+            not_attempted: a.not_attempted,
+        }),
+    };
+    serde_json::to_string(&summary).expect("a summary always serializes")
 }

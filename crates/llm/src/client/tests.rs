@@ -5,6 +5,8 @@ use crate::transport::HttpResponse;
 use futures::executor::block_on;
 use insights::record::Usage;
 use serde_json::json;
+use serde_json::Value;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 fn request() -> CompletionRequest {
@@ -19,7 +21,7 @@ fn request() -> CompletionRequest {
         system: "sys".into(),
         user: "# Unit: operation a#b()\n".into(),
         schema_name: "codegraph_operation".into(),
-        json_schema: json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false}),
+        schema: insights::schema::StrictSchema::Object(Vec::new()),
         max_tokens: None,
     }
 }
@@ -212,37 +214,150 @@ fn refuse(what: &str) -> HttpResponse {
     )
 }
 
+/// What llama-cpp-python's server answers a `json_schema` request: a 500
+/// whose validation text names the field.
+fn llama_cpp_python_refusal() -> HttpResponse {
+    HttpResponse::new(
+        500,
+        r#"{"error":{"message":"1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}","type":"internal_server_error","param":null,"code":null}}"#,
+    )
+}
+
+fn local() -> ProviderConfig {
+    ProviderConfig::openai_compatible("http://127.0.0.1:1/v1", None).unwrap()
+}
+
 #[test]
-fn structured_output_falls_back_and_remembers() {
-    let (c, t, _) = client(ProviderConfig::openai_compatible("http://127.0.0.1:1/v1", None).unwrap());
+fn structured_output_negotiates_in_order_and_remembers() {
+    let (c, t, s) = client(local());
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let log = seen.clone();
+    let c = c.on_mode(move |n| log.borrow_mut().push((n.mode, n.refused.map(|(m, e)| (m, e.status)))));
     t.reply(refuse("json_schema"));
+    t.reply(HttpResponse::new(422, r#"{"detail":"response_format.schema: extra fields not permitted"}"#));
     t.reply(refuse("json_object"));
     t.reply(ok_reply());
     t.reply(ok_reply());
+    assert_eq!(c.output_mode("openai/gpt-5.6-luna"), None);
     block_on(c.call(&request())).unwrap();
     assert_eq!(c.mode(), OutputMode::PromptOnly);
     let bodies = t.bodies();
     assert_eq!(bodies[0]["response_format"]["type"], "json_schema");
     assert_eq!(bodies[1]["response_format"]["type"], "json_object");
+    assert_eq!(bodies[1]["response_format"]["schema"]["type"], "object");
     assert!(bodies[1]["messages"][0]["content"].as_str().unwrap().contains("## Answer format"));
-    assert!(bodies[2].get("response_format").is_none());
+    assert_eq!(bodies[2]["response_format"], json!({"type": "json_object"}));
+    assert!(bodies[3].get("response_format").is_none());
+    // No pause between modes: a refusal is not a transient error.
+    assert!(s.slept().is_empty());
+    assert_eq!(
+        *seen.borrow(),
+        [
+            (OutputMode::JsonObjectSchema, Some((OutputMode::JsonSchema, Some(400)))),
+            (OutputMode::JsonObject, Some((OutputMode::JsonObjectSchema, Some(422)))),
+            (OutputMode::PromptOnly, Some((OutputMode::JsonObject, Some(400)))),
+            (OutputMode::PromptOnly, None),
+        ]
+    );
     // The next request for the same model starts where the last one ended.
     block_on(c.call(&request())).unwrap();
-    assert_eq!(t.count(), 4);
-    assert!(t.bodies()[3].get("response_format").is_none());
+    assert_eq!(t.count(), 5);
+    assert!(t.bodies()[4].get("response_format").is_none());
     assert_eq!(c.mode_for("openai/gpt-5.6-luna"), OutputMode::PromptOnly);
+    assert_eq!(c.output_mode("openai/gpt-5.6-luna").as_deref(), Some("prompt-only"));
+    assert_eq!(seen.borrow().len(), 4, "a confirmed mode is told once");
     // Another model starts over.
     assert_eq!(c.mode_for("other/model"), OutputMode::JsonSchema);
 }
 
 #[test]
-fn json_object_is_enough_for_some() {
+fn a_500_naming_response_format_is_a_refusal_not_an_outage() {
+    let (c, t, s) = client(local());
+    t.reply(llama_cpp_python_refusal());
+    t.reply(ok_reply());
+    block_on(c.call(&request())).unwrap();
+    assert_eq!((t.count(), c.mode()), (2, OutputMode::JsonObjectSchema));
+    assert!(s.slept().is_empty(), "{:?}", s.slept());
+    // Forced, the refusal is final at once (no six attempts).
+    let (c, t, s) = client(local());
+    let c = c.with_mode(OutputMode::JsonSchema);
+    t.respond_with(|_, _| Ok(llama_cpp_python_refusal()));
+    let e = block_on(c.call(&request())).unwrap_err();
+    assert_eq!((e.status, e.retryable, t.count()), (Some(500), false, 1));
+    assert!(s.slept().is_empty());
+    // A 500 that names nothing of the kind stays a transient error.
+    let (c, t, s) = client(local());
+    t.reply(HttpResponse::new(500, r#"{"error":"out of memory"}"#));
+    t.reply(ok_reply());
+    block_on(c.call(&request())).unwrap();
+    assert_eq!((s.slept(), c.mode()), (vec![1000], OutputMode::JsonSchema));
+}
+
+#[test]
+fn refusals_are_read_from_what_the_server_says() {
+    let e = |status, m: &str| LlmError::http(m, status, None);
+    for (status, m) in [
+        (400, "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."),
+        (400, "Unsupported parameter: 'response_format.schema'"),
+        (422, "json_schema is not supported by this backend"),
+        (400, "Unrecognized request argument supplied: response_format"),
+        (500, "Failed to parse grammar from schema"),
+        (501, "structured outputs are not implemented"),
+    ] {
+        assert!(is_format_refusal(&e(status, m)), "{status} {m}");
+    }
+    for (status, m) in [
+        (400, "model not found"),
+        (401, "invalid json_schema key"),
+        (429, "rate limit on response_format requests"),
+        (500, "internal error"),
+    ] {
+        assert!(!is_format_refusal(&e(status, m)), "{status} {m}");
+    }
+    assert!(!is_format_refusal(&LlmError::network("response_format")));
+}
+
+#[test]
+fn concurrent_refusals_move_once() {
+    let (c, t, _) = client(local());
+    let seen = Rc::new(Cell::new(0));
+    let n = seen.clone();
+    let c = c.on_mode(move |m| {
+        if m.refused.is_some() {
+            n.set(n.get() + 1)
+        }
+    });
+    t.respond_with(|req, _| {
+        let v: Value = serde_json::from_str(&req.body).unwrap();
+        Ok(match v.pointer("/response_format/type").and_then(Value::as_str) {
+            Some("json_schema") => refuse("json_schema"),
+            _ => ok_reply(),
+        })
+    });
+    let (a, b) = block_on(futures::future::join(c.call(&request()), c.call(&request())));
+    assert!(a.is_ok() && b.is_ok());
+    assert_eq!(c.mode_for("openai/gpt-5.6-luna"), OutputMode::JsonObjectSchema);
+    assert_eq!(seen.get(), 1, "one notice for one move");
+}
+
+#[test]
+fn json_object_with_a_schema_is_enough_for_some() {
     let (c, t, _) = client(openrouter());
     t.reply(refuse("json_schema"));
     t.reply(ok_reply());
     block_on(c.call(&request())).unwrap();
-    assert_eq!(c.mode(), OutputMode::JsonObject);
+    assert_eq!(c.mode(), OutputMode::JsonObjectSchema);
     assert_eq!(t.count(), 2);
+}
+
+#[test]
+fn an_unusable_answer_still_confirms_the_mode() {
+    let (c, t, _) = client(local());
+    t.reply(refuse("json_schema"));
+    t.reply_content("I think the answer is 42");
+    let e = block_on(c.complete(request())).unwrap_err();
+    assert!(e.message.contains("not JSON"));
+    assert_eq!(c.output_mode("openai/gpt-5.6-luna").as_deref(), Some("json-object-schema"));
 }
 
 #[test]
@@ -264,11 +379,12 @@ fn other_400s_do_not_fall_back_and_forced_modes_never_do() {
     t.reply(ok_reply());
     block_on(c.call(&request())).unwrap();
     assert!(t.bodies()[0].get("response_format").is_none());
+    assert_eq!(c.output_mode("openai/gpt-5.6-luna").as_deref(), Some("prompt-only"));
 
     let (c, t, _) = client(openrouter());
-    t.reply(refuse("json_schema")).reply(refuse("json_object")).reply(refuse("prompt"));
+    t.reply(refuse("json_schema")).reply(refuse("json_object")).reply(refuse("json_object")).reply(refuse("prompt"));
     let e = block_on(c.call(&request())).unwrap_err();
-    assert_eq!((e.status, t.count()), (Some(400), 3));
+    assert_eq!((e.status, t.count()), (Some(400), 4));
 }
 
 #[test]

@@ -1,4 +1,5 @@
 use super::*;
+use insights::schema::StrictSchema;
 use serde_json::json;
 
 fn request(max_tokens: Option<u32>) -> CompletionRequest {
@@ -13,7 +14,11 @@ fn request(max_tokens: Option<u32>) -> CompletionRequest {
         system: "You explain code.".into(),
         user: "# Unit: operation java:a/B#c()\n".into(),
         schema_name: "codegraph_operation".into(),
-        json_schema: json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"], "additionalProperties": false}),
+        schema: StrictSchema::Object(vec![
+            ("name".into(), StrictSchema::String),
+            ("terms".into(), StrictSchema::Array(Box::new(StrictSchema::String))),
+            ("alias".into(), StrictSchema::Nullable(Box::new(StrictSchema::String))),
+        ]),
         max_tokens,
     }
 }
@@ -27,8 +32,34 @@ fn json_schema_body_shape() {
     let v: Value = serde_json::from_str(&request_body(&request(Some(4096)), OutputMode::JsonSchema)).unwrap();
     assert_eq!(v["max_tokens"], 4096);
     assert_eq!(v["temperature"], 0.0);
-    assert_eq!(v["response_format"]["json_schema"]["schema"]["required"], json!(["name"]));
+    assert_eq!(v["response_format"]["json_schema"]["schema"]["required"], json!(["name", "terms", "alias"]));
+    // Properties keep their declared order on the wire (not sorted).
+    assert!(body_has(
+        &request_body(&request(None), OutputMode::JsonSchema),
+        r#""properties":{"name":{"type":"string"},"terms":"#
+    ));
+    // The strict schema has no bounds.
+    assert!(!request_body(&request(None), OutputMode::JsonSchema).contains("maxLength"));
     assert!(v.get("reasoning").is_none() && v.get("reasoning_effort").is_none());
+}
+
+fn body_has(body: &str, part: &str) -> bool {
+    body.contains(part)
+}
+
+#[test]
+fn json_object_with_a_bounded_schema() {
+    let body = request_body(&request(None), OutputMode::JsonObjectSchema);
+    assert!(
+        body_has(
+            &body,
+            r#""response_format":{"type":"json_object","schema":{"type":"object","properties":{"name":{"type":"string","maxLength":80},"terms":{"type":"array","items":{"type":"string","maxLength":80},"maxItems":5},"alias":{"anyOf":[{"type":"string","maxLength":80},{"type":"null"}]}},"required":["name","terms","alias"],"additionalProperties":false}},"temperature""#
+        ),
+        "{body}"
+    );
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert!(v["messages"][0]["content"].as_str().unwrap().contains("## Answer format"));
+    assert!(v.get("max_tokens").is_none());
 }
 
 #[test]
@@ -38,6 +69,7 @@ fn weaker_modes_put_the_schema_in_the_system_message() {
     let system = v["messages"][0]["content"].as_str().unwrap();
     assert!(system.starts_with("You explain code.\n\n## Answer format\n"));
     assert!(system.contains("codegraph_operation") && system.contains("\"additionalProperties\": false"));
+    assert!(system.find("\"name\"").unwrap() < system.find("\"terms\"").unwrap(), "{system}");
     let v: Value = serde_json::from_str(&request_body(&request(None), OutputMode::PromptOnly)).unwrap();
     assert!(v.get("response_format").is_none());
     assert!(v["messages"][0]["content"].as_str().unwrap().contains("JSON Schema"));
@@ -46,12 +78,66 @@ fn weaker_modes_put_the_schema_in_the_system_message() {
 
 #[test]
 fn modes() {
-    assert_eq!(OutputMode::JsonSchema.fallback(), Some(OutputMode::JsonObject));
+    assert_eq!(OutputMode::JsonSchema.fallback(), Some(OutputMode::JsonObjectSchema));
+    assert_eq!(OutputMode::JsonObjectSchema.fallback(), Some(OutputMode::JsonObject));
     assert_eq!(OutputMode::JsonObject.fallback(), Some(OutputMode::PromptOnly));
     assert_eq!(OutputMode::PromptOnly.fallback(), None);
     for m in OutputMode::ALL {
         assert_eq!(OutputMode::parse(m.as_str()), Some(m));
+        assert_eq!(OutputMode::parse_choice(m.as_str()), Ok(Some(m)));
+        assert!(OutputMode::CHOICES.contains(&m.as_str()));
     }
+    assert_eq!(OutputMode::parse_choice("detect"), Ok(None));
+    let e = OutputMode::parse_choice("json_object").unwrap_err();
+    assert_eq!(
+        e,
+        r#"output mode "json_object" is not one of detect, json-schema, json-object-schema, json-object, prompt-only"#
+    );
+}
+
+#[test]
+fn answers_as_real_models_write_them() {
+    let cases = [
+        // Prose around the object.
+        ("Sure! Here is the JSON:\n{\"name\": \"x\"}\nHope it helps.", json!({"name": "x"})),
+        // A fence inside prose.
+        ("The answer:\n```json\n{\"name\": \"x\"}\n```\nDone.", json!({"name": "x"})),
+        // A reasoning block first, with braces of its own.
+        ("<think>the user wants {an object}; ok</think>\n{\"name\": \"x\"}", json!({"name": "x"})),
+        // Trailing commas.
+        ("{\"name\": \"x\", \"terms\": [\"a\", \"b\",],}", json!({"name": "x", "terms": ["a", "b"]})),
+        // Braces and a comma-brace inside strings are text, not structure.
+        ("x {\"name\": \"a } b ,}\", \"q\": \"\\\"{\"}", json!({"name": "a } b ,}", "q": "\"{"})),
+        // The first complete object wins.
+        ("{\"name\": 1} and {\"name\": 2}", json!({"name": 1})),
+    ];
+    for (text, want) in cases {
+        let r = parse_reply(&reply(json!(text), "stop"), "m").unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(r.json, want, "{text}");
+        assert_eq!(r.text, text);
+    }
+    // An object that opens but never closes is a cut answer, not its nested part.
+    let e = parse_reply(&reply(json!("{\"a\": {\"b\": 1}, \"c\": \"tru"), "length"), "m").unwrap_err();
+    assert!(e.message.contains("cut at max_tokens"), "{}", e.message);
+    let e = parse_reply(&reply(json!("{\"a\": {\"b\": 1}, \"c\": \"tru"), "stop"), "m").unwrap_err();
+    assert!(e.message.contains("not JSON"), "{}", e.message);
+    assert_eq!(drop_trailing_commas("[1, 2 ,\n ] \",]\""), "[1, 2 \n ] \",]\"");
+    assert_eq!(strip_think("<think>a</think>b<think>c</think>d"), "bd");
+    assert_eq!(strip_think("<think>open {\"a\":1}"), "<think>open {\"a\":1}");
+}
+
+#[test]
+fn the_answer_in_reasoning_content() {
+    let mut v = reply(json!(""), "stop");
+    v["choices"][0]["message"]["reasoning_content"] = json!("Thinking... {\"name\": \"x\"}");
+    assert_eq!(parse_reply(&v, "m").unwrap().json, json!({"name": "x"}));
+    let mut v = reply(Value::Null, "stop");
+    v["choices"][0]["message"]["reasoning"] = json!("{\"name\": \"y\"}");
+    assert_eq!(parse_reply(&v, "m").unwrap().json, json!({"name": "y"}));
+    // Content wins when both are there.
+    let mut v = reply(json!("{\"name\": \"c\"}"), "stop");
+    v["choices"][0]["message"]["reasoning_content"] = json!("{\"name\": \"r\"}");
+    assert_eq!(parse_reply(&v, "m").unwrap().json, json!({"name": "c"}));
 }
 
 fn reply(content: Value, finish: &str) -> Value {
