@@ -489,13 +489,14 @@ fn a_store_of_format_1_plans_read_only_then_a_run_migrates_and_exports() {
     let server = mock(&[]);
     assert_eq!(explain_cmd(&dir, &server, &[]).output().unwrap().status.code(), Some(0));
     let db = dir.join("model.insights.db");
-    // Take the store back to format 1 (what the codegraph CLI writes): no text index.
+    // Take the store back to format 1 (what the codegraph CLI writes): no
+    // text index, no output modes in the ledger.
     {
         let c = store::rusqlite::Connection::open(&db).unwrap();
         c.execute_batch(
             "DROP TRIGGER insight_text_insert; DROP TRIGGER insight_text_unindex; DROP TRIGGER insight_text_update;
              DROP TRIGGER insight_text_delete; DROP TABLE insight_text; DROP VIEW insight_text_source;
-             PRAGMA user_version = 1; PRAGMA journal_mode = DELETE;",
+             ALTER TABLE run DROP COLUMN output_modes; PRAGMA user_version = 1; PRAGMA journal_mode = DELETE;",
         )
         .unwrap();
     }
