@@ -388,28 +388,35 @@ pub fn parse_reply(reply: &Value, requested_model: &str) -> Result<LlmResponse, 
 }
 
 /// The detail of a non-2xx body (§10): `errors[].message` joined with
-/// `"; "`, else `error` when a string, else `error.message`, else the first
-/// 200 characters of the body. `None` for an empty body.
+/// `"; "`, else `error` when a string, else `error.message`, else `detail`
+/// (FastAPI, vLLM), else the first 200 characters of the body; on one line
+/// (servers put tracebacks in their messages). `None` for an empty body.
 pub fn error_detail(body: &str) -> Option<String> {
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     if let Ok(v) = serde_json::from_str::<Value>(body) {
         if let Some(errors) = v.get("errors").and_then(Value::as_array) {
             let messages: Vec<&str> = errors.iter().filter_map(|e| e.get("message").and_then(Value::as_str)).collect();
             if !messages.is_empty() {
-                return Some(messages.join("; "));
+                return Some(one_line(&messages.join("; ")));
             }
         }
         match v.get("error") {
-            Some(Value::String(s)) => return Some(s.clone()),
+            Some(Value::String(s)) => return Some(one_line(s)),
             Some(e) => {
                 if let Some(m) = e.get("message").and_then(Value::as_str) {
-                    return Some(m.to_owned());
+                    return Some(one_line(m));
                 }
             }
             None => {}
         }
+        match v.get("detail") {
+            Some(Value::String(s)) => return Some(one_line(s)),
+            Some(d @ (Value::Array(_) | Value::Object(_))) => return Some(first_chars(&d.to_string(), 300).to_owned()),
+            _ => {}
+        }
     }
-    let t = body.trim();
-    (!t.is_empty()).then(|| first_chars(t, 200).to_owned())
+    let t = one_line(body);
+    (!t.is_empty()).then(|| first_chars(&t, 200).to_owned())
 }
 
 /// `retryAfterOf`: the `retry-after` header in milliseconds — seconds

@@ -237,6 +237,12 @@ fn error_details() {
     let html = format!("<html>{}</html>", "y".repeat(400));
     assert_eq!(error_detail(&html).unwrap(), first_chars(&html, 200));
     assert_eq!(error_detail("  "), None);
+    assert_eq!(error_detail("{\"error\":{\"message\":\"1 error:\\n  bad\\n\\n  File x\"}}").as_deref(), Some("1 error: bad File x"));
+    assert_eq!(
+        error_detail(r#"{"detail":[{"loc":["body","response_format"],"msg":"extra"}]}"#).as_deref(),
+        Some(r#"[{"loc":["body","response_format"],"msg":"extra"}]"#)
+    );
+    assert_eq!(error_detail(r#"{"detail":"Not Found"}"#).as_deref(), Some("Not Found"));
     assert_eq!(first_chars("ééé", 2), "éé");
 }
 
