@@ -100,6 +100,7 @@ impl Progress {
             in_flight,
             paused,
             stopping,
+            output_mode: None,
         }
     }
 
@@ -143,6 +144,7 @@ impl Progress {
             stopped: result.stopped,
             store_errors: result.book_errors.clone(),
             millis,
+            output_modes: result.output_modes.clone(),
         }
     }
 }

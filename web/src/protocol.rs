@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -547,6 +547,14 @@ pub struct RunRequest {
     /// Output cap per answer; `None`: the provider's default.
     pub max_tokens: Option<u32>,
     pub prices: Option<Prices>,
+    /// `detect` (negotiate with the endpoint) or a mode name of
+    /// `llm::OutputMode::CHOICES`, as the CLI's `--output-mode`.
+    #[serde(default = "detect")]
+    pub output_mode: String,
+}
+
+fn detect() -> String {
+    llm::wire::DETECT.to_owned()
 }
 
 /// What the page shows of a run so far (or at its end): progress over the
@@ -583,6 +591,10 @@ pub struct RunProgress {
     pub in_flight: Vec<String>,
     pub paused: bool,
     pub stopping: bool,
+    /// The structured-output mode now used and how it was reached (e.g.
+    /// `json-object-schema (json-schema refused: HTTP 500: …)`), once known.
+    #[serde(default)]
+    pub output_mode: Option<String>,
 }
 
 /// A failure, as the page lists it.
@@ -617,6 +629,9 @@ pub struct RunReport {
     /// Writes the store refused (those units are owed again).
     pub store_errors: Vec<String>,
     pub millis: f64,
+    /// `(model, output mode)` the answers came back in.
+    #[serde(default)]
+    pub output_modes: Vec<(String, String)>,
 }
 
 /// The store of the loaded model.

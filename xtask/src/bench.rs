@@ -8,6 +8,7 @@ use std::time::Instant;
 
 mod explore;
 mod navigator;
+mod real_llm;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -133,6 +134,19 @@ enum Bench {
         #[arg(long, default_value_t = 4)]
         concurrency: u32,
     },
+    /// The whole Java fixture explained by a real local model
+    /// (llama-cpp-python's server with SmolLM2-135M, installed by setup)
+    /// through the release CLI: requests, refusals, valid answers and median
+    /// seconds per call for each output mode, the server's prompt and
+    /// completion tokens per second, failures by reason.
+    RealLlm {
+        /// The `--output-mode`s to run the fixture with, one whole run each.
+        #[arg(long = "output-mode", default_values_t = ["detect".to_string()])]
+        modes: Vec<String>,
+        /// Calls in flight (the server answers one at a time).
+        #[arg(long, default_value_t = 1)]
+        concurrency: u32,
+    },
 }
 
 pub fn run(args: Args) -> crate::Result {
@@ -168,6 +182,7 @@ pub fn run(args: Args) -> crate::Result {
         }
         Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
         Bench::Run { model, concurrency } => run_loop(&model, concurrency),
+        Bench::RealLlm { modes, concurrency } => real_llm::run(&modes, concurrency.max(1)),
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod bench;
 mod demo;
+mod local_llm;
 mod mock_provider;
 mod serve;
 mod setup;
@@ -21,7 +22,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Install what is missing (wasm32 target, clang, Trunk, wasm-bindgen CLI, Chromium, playwright-core). Idempotent.
+    /// Install what is missing (wasm32 target, clang, Trunk, wasm-bindgen CLI, Chromium, playwright-core,
+    /// llama-cpp-python with the SmolLM2 model). Idempotent.
     Setup,
     /// Build the page with Trunk and serve it, with the bundled demo, on 127.0.0.1.
     Serve(serve::Args),
@@ -60,6 +62,14 @@ fn main() -> ExitCode {
 /// The workspace root (the parent of `xtask/`).
 pub fn root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives inside the workspace").to_path_buf()
+}
+
+/// The cargo target directory (`$CARGO_TARGET_DIR`, else `<root>/target`).
+pub fn target_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .map(|p| if p.is_absolute() { p } else { root().join(p) })
+        .unwrap_or_else(|| root().join("target"))
 }
 
 pub type Result<T = ()> = std::result::Result<T, String>;

@@ -8,6 +8,7 @@
 //! | Trunk | `trunk --version` = [`TRUNK_VERSION`] | `cargo install --locked trunk@…` |
 //! | wasm-bindgen CLI | `wasm-bindgen --version` = the locked `wasm-bindgen` | `cargo install wasm-bindgen-cli --version … --no-default-features` |
 //! | playwright-core | `tests/e2e/node_modules/playwright-core/package.json` | `npm install` in `tests/e2e` |
+//! | llama-cpp-python + SmolLM2 | the venv's `llama_cpp` version and the GGUF | see [`crate::local_llm`] |
 
 use crate::root;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ pub fn run() -> crate::Result {
     trunk()?;
     wasm_bindgen_cli()?;
     playwright()?;
+    crate::local_llm::install(&report)?;
     Ok(())
 }
 

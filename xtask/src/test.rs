@@ -1,4 +1,4 @@
-//! `cargo xtask test`: every test, in four stages.
+//! `cargo xtask test`: every test, in five stages.
 //!
 //! 0. `lint`: `cargo fmt --all --check`, then clippy with `-D warnings` on
 //!    every target natively and on the wasm32 builds (the pure crates, the
@@ -12,12 +12,18 @@
 //!    the third call), build the CLI (to compare side-cars with), then
 //!    `node --test tests/e2e/` (playwright-core driving /usr/bin/chromium).
 //!
+//! 4. `real-llm`: a real local model (llama-cpp-python's server with
+//!    SmolLM2-135M, [`crate::local_llm`]) on a free loopback port: the CLI
+//!    test `crates/cli/tests/real_llm.rs` and the page test
+//!    `tests/e2e/real-llm.page.mjs` (not matched by `node --test`'s default
+//!    pattern, so the `e2e` stage does not run it).
+//!
 //! All selected stages run even when one fails; the exit code is non-zero
 //! if any failed, and the last line reads `N passed, M failed`.
 
-use crate::root;
 use crate::serve::{trunk_build, StaticServer};
 use crate::setup::{self, cargo, e2e_dir, run_cmd, which, WASM_TARGET};
+use crate::{root, target_dir};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
@@ -45,11 +51,12 @@ pub enum Stage {
     Native,
     Wasm,
     E2e,
+    RealLlm,
 }
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Skip the stages that need a browser (wasm, e2e).
+    /// Skip the stages that need a browser or the local model (wasm, e2e, real-llm).
     #[arg(long, conflicts_with = "only")]
     no_browser: bool,
     /// Run just one stage.
@@ -62,7 +69,7 @@ pub fn run(args: Args) -> crate::Result {
     let stages: Vec<Stage> = match (args.only, args.no_browser) {
         (Some(stage), _) => vec![stage],
         (None, true) => vec![Stage::Lint, Stage::Native],
-        (None, false) => vec![Stage::Lint, Stage::Native, Stage::Wasm, Stage::E2e],
+        (None, false) => vec![Stage::Lint, Stage::Native, Stage::Wasm, Stage::E2e, Stage::RealLlm],
     };
     let mut results = Vec::new();
     for stage in stages {
@@ -73,6 +80,7 @@ pub fn run(args: Args) -> crate::Result {
             Stage::Native => native(),
             Stage::Wasm => wasm(),
             Stage::E2e => e2e(),
+            Stage::RealLlm => real_llm(),
         };
         let secs = started.elapsed().as_secs_f64();
         match &result {
@@ -116,13 +124,6 @@ fn native() -> crate::Result {
     run_cmd(cargo().current_dir(root()).args(["test", "--workspace"]))
 }
 
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|p| if p.is_absolute() { p } else { root().join(p) })
-        .unwrap_or_else(|| root().join("target"))
-}
-
 fn wasm() -> crate::Result {
     let chromedriver = ["/usr/bin/chromedriver"]
         .into_iter()
@@ -156,15 +157,61 @@ fn wasm() -> crate::Result {
     run_cmd(&mut cmd)
 }
 
-fn e2e() -> crate::Result {
+/// `trunk build --release` and the debug CLI, once per `cargo xtask test`.
+fn build_page_and_cli() -> crate::Result {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    if BUILT.get().is_some() {
+        return Ok(());
+    }
     if which("node").is_none() {
         return Err("node is not installed (needed for the browser end-to-end tests)".into());
     }
     let built = Instant::now();
     trunk_build(true)?;
     println!("e2e: trunk build --release took {:.1}s", built.elapsed().as_secs_f64());
-
     run_cmd(cargo().current_dir(root()).args(["build", "-p", "cli"]))?;
+    let _ = BUILT.set(());
+    Ok(())
+}
+
+fn real_llm() -> crate::Result {
+    let started = Instant::now();
+    let llm = crate::local_llm::LlamaServer::start()?;
+    println!(
+        "real-llm: llama-cpp-python serving {} at {} (ready in {:.1}s)",
+        crate::local_llm::MODEL_ALIAS,
+        llm.url(),
+        started.elapsed().as_secs_f64()
+    );
+    let cli_test = run_cmd(
+        cargo()
+            .current_dir(root())
+            .args(["test", "-p", "cli", "--test", "real_llm", "--", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("CGI_LLM_URL", llm.url())
+            .env("CGI_LLM_MODEL", crate::local_llm::MODEL_ALIAS),
+    );
+    let page_test = build_page_and_cli().and_then(|()| {
+        let server = StaticServer::start(&root().join("dist"), 0)?;
+        let cli = target_dir().join("debug").join("codegraph-insights");
+        run_cmd(
+            Command::new("node")
+                .current_dir(root())
+                .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
+                .arg(e2e_dir().join("real-llm.page.mjs"))
+                .env("E2E_BASE_URL", server.url())
+                .env("E2E_LLM_URL", llm.url())
+                .env("E2E_LLM_MODEL", crate::local_llm::MODEL_ALIAS)
+                .env("E2E_CLI", &cli),
+        )
+    });
+    if cli_test.is_err() || page_test.is_err() {
+        println!("real-llm: the server's log ({}) ends:\n{}", llm.log().display(), llm.log_tail());
+    }
+    cli_test.and(page_test)
+}
+
+fn e2e() -> crate::Result {
+    build_page_and_cli()?;
     let cli = target_dir().join("debug").join("codegraph-insights");
     let server = StaticServer::start(&root().join("dist"), 0)?;
     println!("e2e: serving dist/ at {}", server.url());

@@ -26,6 +26,10 @@ pub fn restore_provider(p: &ProviderForm) {
             p.price_out.set(field(5));
             p.concurrency.set(field(6));
         }
+        let mode = field(7);
+        if llm::OutputMode::CHOICES.contains(&mode.as_str()) {
+            p.output_mode.set(mode);
+        }
     }
     if let Some(key) = s.get_item(SAVED_KEY).ok().flatten() {
         p.key.set(key);
@@ -43,6 +47,7 @@ fn save_provider(p: &ProviderForm) {
         p.price_in.get_untracked(),
         p.price_out.get_untracked(),
         p.concurrency.get_untracked(),
+        p.output_mode.get_untracked(),
     ];
     let _ = s.set_item(SAVED_SETTINGS, &fields.join("\u{1f}"));
     if p.remember.get_untracked() {
@@ -56,6 +61,17 @@ fn forget_key(p: &ProviderForm) {
     }
     p.remember.set(false);
     p.key.set(String::new());
+}
+
+/// What each structured-output choice means, for the select.
+fn output_mode_label(mode: &str) -> &'static str {
+    match mode {
+        "json-schema" => "json-schema (strict schema: hosted providers)",
+        "json-object-schema" => "json-object-schema (bounded schema as a grammar: llama.cpp servers)",
+        "json-object" => "json-object (any JSON object; schema in the prompt)",
+        "prompt-only" => "prompt-only (schema in the prompt only)",
+        _ => "detect (negotiate with the server)",
+    }
 }
 
 fn prices(p: &ProviderForm) -> Option<Prices> {
@@ -86,6 +102,7 @@ fn request(ui: &Ui) -> RunRequest {
         concurrency: p.concurrency.get_untracked().trim().parse().unwrap_or(4).clamp(1, 32),
         max_tokens: p.max_tokens.get_untracked().trim().parse().ok(),
         prices: prices(p),
+        output_mode: p.output_mode.get_untracked(),
     }
 }
 
@@ -191,6 +208,15 @@ fn Provider() -> impl IntoView {
             }>"Prices from the provider"</button>
             <label>"Calls at once " <input id="concurrency" type="number" min="1" max="32" prop:value=move || p.concurrency.get() on:input=move |ev| p.concurrency.set(event_target_value(&ev)) /></label>
             <label>"Max output tokens " <input id="max-tokens" type="number" min="1" placeholder="provider default" prop:value=move || p.max_tokens.get() on:input=move |ev| p.max_tokens.set(event_target_value(&ev)) /></label>
+            <Show when=move || kind() != "demo">
+                <label>"Structured output "
+                    <select id="output-mode" on:change=move |ev| p.output_mode.set(event_target_value(&ev))>
+                        {llm::OutputMode::CHOICES.into_iter().map(|m| view! {
+                            <option value=m selected=move || p.output_mode.get() == m>{output_mode_label(m)}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+            </Show>
         </div>
     }
 }
@@ -277,6 +303,9 @@ fn Progress() -> impl IntoView {
                         c.calls, group(c.prompt_tokens), group(c.completion_tokens),
                         c.cost.map(|c| format!(" · ${c:.4}")).unwrap_or_default()
                     )}</p>
+                    {p.output_mode.clone().map(|m| view! {
+                        <p id="run-mode" class="hint" data-mode=m.split(' ').next().unwrap_or_default().to_owned()>{format!("structured output: {m}")}</p>
+                    })}
                     <div class="controls">
                         {if p.paused {
                             view! { <button id="resume-run" on:click=move |_| send(&ToWorker::Resume)>"Resume"</button> }.into_any()
@@ -319,6 +348,11 @@ fn Progress() -> impl IntoView {
                         group(c.prompt_tokens), group(c.completion_tokens),
                         c.cost.map(|c| format!(", ${c:.4}")).unwrap_or_default(), group(r.records)
                     )}</p>
+                    {(!r.output_modes.is_empty()).then(|| {
+                        let modes: Vec<String> = r.output_modes.iter().map(|(model, mode)| format!("{mode} ({model})")).collect();
+                        let first = r.output_modes[0].1.clone();
+                        view! { <p id="run-mode" class="hint" data-mode=first>{format!("structured output: {}", modes.join(", "))}</p> }
+                    })}
                     {r.aborted.map(|a| view! {
                         <div id="run-aborted" class="error" role="alert">
                             <p>{format!("The provider refused a call (status {}) at {}: {}", a.status.map_or("?".into(), |s| s.to_string()), a.unit, a.message)}</p>

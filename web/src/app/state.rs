@@ -58,6 +58,8 @@ pub struct ProviderForm {
     pub price_out: RwSignal<String>,
     pub concurrency: RwSignal<String>,
     pub max_tokens: RwSignal<String>,
+    /// `detect` or a mode name (`llm::OutputMode::CHOICES`).
+    pub output_mode: RwSignal<String>,
 }
 
 /// Every signal of the page (all `Copy`).
@@ -125,6 +127,7 @@ impl Ui {
             price_out: RwSignal::new(String::new()),
             concurrency: RwSignal::new("4".into()),
             max_tokens: RwSignal::new(String::new()),
+            output_mode: RwSignal::new(llm::wire::DETECT.into()),
         };
         let ui = Ui {
             status: RwSignal::new("starting the worker…".into()),

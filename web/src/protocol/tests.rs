@@ -20,6 +20,7 @@ fn messages_round_trip() {
         concurrency: 4,
         max_tokens: Some(4096),
         prices: Some(Prices { input: 0.15, output: 0.6 }),
+        output_mode: "json-object-schema".into(),
     };
     for msg in [
         ToWorker::Run { request: run },
@@ -65,6 +66,7 @@ fn a_key_never_shows_in_debug_output() {
                 concurrency: 1,
                 max_tokens: None,
                 prices: None,
+                output_mode: "detect".into(),
             },
         };
         let text = format!("{msg:?}");

@@ -150,6 +150,8 @@ thread_local! {
     static PAUSED: Cell<bool> = const { Cell::new(false) };
     static STOPPING: Cell<bool> = const { Cell::new(false) };
     static IN_FLIGHT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// The run's output mode as the client last told it (see `run::completer`).
+    static OUTPUT_MODE: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {

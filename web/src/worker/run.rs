@@ -69,8 +69,17 @@ pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, Work
     if let Some(missing) = request.provider.missing() {
         return Err(WorkerError::Refused(format!("the run needs {missing}")));
     }
+    let mode = llm::OutputMode::parse_choice(&request.output_mode).map_err(WorkerError::Refused)?;
     Ok(match provider_config(&request.provider)? {
-        Some(config) => Box::new(llm::client(config)),
+        Some(config) => Box::new(llm::client(config).with_mode_choice(mode).on_mode(|n| {
+            let note = match n.refused {
+                Some((refused, e)) => {
+                    format!("{} ({refused} refused: {})", n.mode, llm::wire::first_chars(&e.message, 300))
+                }
+                None => n.mode.to_string(),
+            };
+            OUTPUT_MODE.with(|m| *m.borrow_mut() = Some(note));
+        })),
         None => Box::new(llm::demo::DemoCompleter),
     })
 }
@@ -84,6 +93,7 @@ pub(super) async fn run(request: RunRequest) -> Result<(), WorkerError> {
     PAUSED.with(|p| p.set(false));
     STOPPING.with(|s| s.set(false));
     IN_FLIGHT.with(|f| f.borrow_mut().clear());
+    OUTPUT_MODE.with(|m| *m.borrow_mut() = None);
     let result = run_on(&request, &store, &model, &name).await;
     STATE.with(|s| s.borrow_mut().running = false);
     post(&FromWorker::StoreOpened { store: store_status(&store) });
@@ -126,7 +136,9 @@ pub(super) async fn run_on(
     let last_post = Cell::new(0.0);
     let snapshot = |p: &Progress| {
         let in_flight = IN_FLIGHT.with(|f| f.borrow().clone());
-        p.snapshot(in_flight, PAUSED.with(Cell::get), STOPPING.with(Cell::get))
+        let mut s = p.snapshot(in_flight, PAUSED.with(Cell::get), STOPPING.with(Cell::get));
+        s.output_mode = OUTPUT_MODE.with(|m| m.borrow().clone());
+        s
     };
     post(&FromWorker::RunProgress { progress: snapshot(&progress.borrow()) });
     let on_step = |e: &StepEvent| {

@@ -237,7 +237,10 @@ fn error_details() {
     let html = format!("<html>{}</html>", "y".repeat(400));
     assert_eq!(error_detail(&html).unwrap(), first_chars(&html, 200));
     assert_eq!(error_detail("  "), None);
-    assert_eq!(error_detail("{\"error\":{\"message\":\"1 error:\\n  bad\\n\\n  File x\"}}").as_deref(), Some("1 error: bad File x"));
+    assert_eq!(
+        error_detail("{\"error\":{\"message\":\"1 error:\\n  bad\\n\\n  File x\"}}").as_deref(),
+        Some("1 error: bad File x")
+    );
     assert_eq!(
         error_detail(r#"{"detail":[{"loc":["body","response_format"],"msg":"extra"}]}"#).as_deref(),
         Some(r#"[{"loc":["body","response_format"],"msg":"extra"}]"#)
