@@ -146,6 +146,10 @@ enum Bench {
         /// Calls in flight (the server answers one at a time).
         #[arg(long, default_value_t = 1)]
         concurrency: u32,
+        /// Cap the calls of each run (`explain --max-calls`): a quick look at
+        /// a mode whose answers are slow (an unbounded `json-object` rambles).
+        #[arg(long)]
+        max_calls: Option<u32>,
     },
 }
 
@@ -182,7 +186,7 @@ pub fn run(args: Args) -> crate::Result {
         }
         Bench::Sidecar { records, seed, runs } => sidecar(records, seed, runs.max(1)),
         Bench::Run { model, concurrency } => run_loop(&model, concurrency),
-        Bench::RealLlm { modes, concurrency } => real_llm::run(&modes, concurrency.max(1)),
+        Bench::RealLlm { modes, concurrency, max_calls } => real_llm::run(&modes, concurrency.max(1), max_calls),
     }
 }
 

@@ -8,7 +8,8 @@
 //! with them every answer is finite, and [`worst_case_chars`] says how long
 //! it can be at most. The budgets are per property name ([`string_budget`],
 //! [`items_budget`]); array items take the budget of the array's property.
-//! A cycle's `members` array is bounded by the number of ids its enum lists.
+//! A cycle's `members` array holds exactly as many entries as its `id` enum
+//! lists ids (`minItems` = `maxItems`).
 //!
 //! The bounds are wire-only: they never enter a prompt's fingerprint, and
 //! hosted providers, which get the strict schema, never see them.
@@ -125,9 +126,13 @@ impl Serialize for Bounded<'_> {
                 m.end()
             }
             StrictSchema::Array(items) => {
-                let mut m = s.serialize_map(Some(3))?;
+                let mut m = s.serialize_map(Some(4))?;
                 m.serialize_entry("type", "array")?;
                 m.serialize_entry("items", &Bounded { schema: items, property })?;
+                // A cycle answers for every id it was asked: exactly that many entries.
+                if let Some(n) = cycle_items(items) {
+                    m.serialize_entry("minItems", &n)?;
+                }
                 m.serialize_entry("maxItems", &max_items(property, items))?;
                 m.end()
             }
@@ -238,6 +243,10 @@ mod tests {
             .starts_with(r#"{"type":"object","properties":{"name":{"type":"string","maxLength":80},"description""#));
         let v: Value = serde_json::from_str(&bounded(&cycle_schema(Level::Type, &["a", "b", "a"])).to_json()).unwrap();
         assert_eq!(v["properties"]["members"]["maxItems"], 2);
+        assert_eq!(v["properties"]["members"]["minItems"], 2);
+        assert!(v["properties"]["members"]["items"]["properties"]["block"]["properties"]["fields"]
+            .get("minItems")
+            .is_none());
     }
 
     #[test]

@@ -257,9 +257,11 @@ pub fn strip_think(text: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// The text with every comma that directly precedes a closing `}` or `]`
-/// (whitespace between) removed, outside strings.
-pub fn drop_trailing_commas(text: &str) -> String {
+/// The two slips of real models that JSON forbids, mended: a comma that
+/// directly precedes a closing `}` or `]` (whitespace between) is removed,
+/// outside strings; a raw control character inside a string (a newline a
+/// grammar let through) is written as its escape.
+pub fn repair_json(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let (mut in_string, mut escaped) = (false, false);
@@ -269,6 +271,22 @@ pub fn drop_trailing_commas(text: &str) -> String {
                 (true, _) => escaped = false,
                 (false, '\\') => escaped = true,
                 (false, '"') => in_string = false,
+                (false, '\n') => {
+                    out.push_str("\\n");
+                    continue;
+                }
+                (false, '\r') => {
+                    out.push_str("\\r");
+                    continue;
+                }
+                (false, '\t') => {
+                    out.push_str("\\t");
+                    continue;
+                }
+                (false, c) if (c as u32) < 0x20 => {
+                    out.push_str(&format!("\\u{:04x}", c as u32));
+                    continue;
+                }
                 _ => {}
             }
         } else if c == '"' {
@@ -313,15 +331,15 @@ fn object_end(text: &str, start: usize) -> Option<usize> {
     None
 }
 
-/// JSON text, or JSON text with trailing commas.
+/// JSON text, or JSON text after [`repair_json`].
 fn lenient(text: &str) -> Option<Value> {
-    serde_json::from_str(text).ok().or_else(|| serde_json::from_str(&drop_trailing_commas(text)).ok())
+    serde_json::from_str(text).ok().or_else(|| serde_json::from_str(&repair_json(text)).ok())
 }
 
 /// The JSON document of an answer as real models write it: the whole text
 /// (after dropping `<think>` blocks and one enclosing fence), else the first
 /// complete `{…}` object in it (inside prose or a fence); trailing commas
-/// are forgiven. `None` when there is no such object.
+/// and raw control characters in strings are forgiven ([`repair_json`]). `None` when there is no such object.
 pub fn answer_json(text: &str) -> Option<Value> {
     let text = strip_think(text);
     let body = strip_fence(&text);

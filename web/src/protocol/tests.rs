@@ -142,3 +142,22 @@ fn a_source_summary_reads_well() {
     let s = SourceSummary { name: "src.zip".into(), files: 20, matched: 16, wanted: 16, root: "shop".into() };
     assert_eq!(s.describe(), "src.zip: 20 files, rooted at \"shop\": 16 of the model's 16 files found");
 }
+
+#[test]
+fn a_run_request_without_an_output_mode_detects_it() {
+    let mut v = serde_json::to_value(RunRequest {
+        settings: PlanSettings::default(),
+        provider: ProviderSettings::Demo,
+        concurrency: 1,
+        max_tokens: None,
+        prices: None,
+        output_mode: "prompt-only".into(),
+    })
+    .unwrap();
+    assert_eq!(v["output_mode"], "prompt-only");
+    v.as_object_mut().unwrap().remove("output_mode");
+    let back: RunRequest = serde_json::from_value(v).unwrap();
+    assert_eq!(back.output_mode, "detect");
+    // The page offers exactly the names the CLI accepts.
+    assert_eq!(llm::OutputMode::CHOICES[0], back.output_mode);
+}

@@ -113,7 +113,7 @@ fn server_timings(log: &str) -> (f64, f64, f64, f64) {
     (pt, pms, ct, cms)
 }
 
-pub fn run(modes: &[String], concurrency: u32) -> crate::Result {
+pub fn run(modes: &[String], concurrency: u32, max_calls: Option<u32>) -> crate::Result {
     let cli = release_cli()?;
     let server = LlamaServer::start()?;
     let fixture = crate::root().join("fixtures/upstream-java/model.jsonl");
@@ -146,6 +146,7 @@ pub fn run(modes: &[String], concurrency: u32) -> crate::Result {
                 MODEL_ALIAS,
             ])
             .args(["--no-source", "--yes", "--json", "--output-mode", mode, "--concurrency", &concurrency.to_string()])
+            .args(max_calls.map(|n| vec!["--max-calls".to_owned(), n.to_string()]).unwrap_or_default())
             .env_remove("OPENAI_API_KEY")
             .stderr(std::process::Stdio::null())
             .output()

@@ -121,7 +121,12 @@ fn answers_as_real_models_write_them() {
     assert!(e.message.contains("cut at max_tokens"), "{}", e.message);
     let e = parse_reply(&reply(json!("{\"a\": {\"b\": 1}, \"c\": \"tru"), "stop"), "m").unwrap_err();
     assert!(e.message.contains("not JSON"), "{}", e.message);
-    assert_eq!(drop_trailing_commas("[1, 2 ,\n ] \",]\""), "[1, 2 \n ] \",]\"");
+    assert_eq!(repair_json("[1, 2 ,\n ] \",]\""), "[1, 2 \n ] \",]\"");
+    // A raw newline a grammar let into a string (SmolLM2 on llama-cpp-python did).
+    let raw = "{\"identity\": \")}\n{\n\t\u{1}\", \"fields\": [],}";
+    assert_eq!(repair_json(raw), "{\"identity\": \")}\\n{\\n\\t\\u0001\", \"fields\": []}");
+    let r = parse_reply(&reply(json!(raw), "stop"), "m").unwrap();
+    assert_eq!(r.json, json!({"identity": ")}\n{\n\t\u{1}", "fields": []}));
     assert_eq!(strip_think("<think>a</think>b<think>c</think>d"), "bd");
     assert_eq!(strip_think("<think>open {\"a\":1}"), "<think>open {\"a\":1}");
 }
