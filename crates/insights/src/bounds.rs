@@ -14,10 +14,10 @@
 //! The bounds are wire-only: they never enter a prompt's fingerprint, and
 //! hosted providers, which get the strict schema, never see them.
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use crate::schema::StrictSchema;
+use crate::schema::{Required, StrictSchema, TypeOnly};
 
 /// The budget of a string property, in characters, by property name (for an
 /// array of strings, the array's name).
@@ -78,28 +78,6 @@ impl Serialize for Props<'_> {
     }
 }
 
-struct Names<'a>(&'a [(String, StrictSchema)]);
-
-impl Serialize for Names<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut q = s.serialize_seq(Some(self.0.len()))?;
-        for (k, _) in self.0 {
-            q.serialize_element(k)?;
-        }
-        q.end()
-    }
-}
-
-struct NullType;
-
-impl Serialize for NullType {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
-        m.serialize_entry("type", "null")?;
-        m.end()
-    }
-}
-
 /// `members` of a cycle: one entry per id the entry's `id` enum allows.
 fn cycle_items(items: &StrictSchema) -> Option<u32> {
     match items {
@@ -140,13 +118,13 @@ impl Serialize for Bounded<'_> {
                 let mut m = s.serialize_map(Some(4))?;
                 m.serialize_entry("type", "object")?;
                 m.serialize_entry("properties", &Props(props))?;
-                m.serialize_entry("required", &Names(props))?;
+                m.serialize_entry("required", &Required(props))?;
                 m.serialize_entry("additionalProperties", &false)?;
                 m.end()
             }
             StrictSchema::Nullable(inner) => {
                 let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("anyOf", &(Bounded { schema: inner, property }, NullType))?;
+                m.serialize_entry("anyOf", &(Bounded { schema: inner, property }, TypeOnly("null")))?;
                 m.end()
             }
             other => other.serialize(s),

@@ -83,7 +83,8 @@ impl StrictSchema {
     }
 }
 
-struct TypeOnly(&'static str);
+/// `{"type": <name>}`.
+pub(crate) struct TypeOnly(pub(crate) &'static str);
 
 impl Serialize for TypeOnly {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -105,7 +106,8 @@ impl Serialize for Properties<'_> {
     }
 }
 
-struct Required<'a>(&'a [(String, StrictSchema)]);
+/// The property names of an object, in order (its `required`).
+pub(crate) struct Required<'a>(pub(crate) &'a [(String, StrictSchema)]);
 
 impl Serialize for Required<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
