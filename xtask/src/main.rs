@@ -42,7 +42,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Setup => setup::run(),
+        Command::Setup => setup::run_all(),
         Command::Serve(args) => serve::run(args),
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),

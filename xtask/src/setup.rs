@@ -26,11 +26,18 @@ pub fn run() -> crate::Result {
     trunk()?;
     wasm_bindgen_cli()?;
     playwright()?;
-    crate::local_llm::install(&report)?;
     Ok(())
 }
 
-fn report(what: &str, state: &str) {
+/// `cargo xtask setup`: everything [`run`] installs, and the real local
+/// model of the `real-llm` test stage and `bench real-llm` (which install
+/// it themselves when missing; the other commands never need it).
+pub fn run_all() -> crate::Result {
+    run()?;
+    crate::local_llm::install(&report)
+}
+
+pub fn report(what: &str, state: &str) {
     println!("setup: {what:<40} {state}");
 }
 
@@ -111,19 +118,24 @@ fn dpkg_installed(package: &str) -> bool {
 }
 
 fn apt_packages() -> crate::Result {
-    let what = format!("apt {}", APT_PACKAGES.join(" "));
+    ensure_apt(APT_PACKAGES, &["clang", "chromium", "chromedriver"])
+}
+
+/// Installs the Debian `packages` that are missing (`apt-get update` only
+/// then); without dpkg, accepts the `binaries` if they are on PATH.
+pub fn ensure_apt(packages: &[&str], binaries: &[&str]) -> crate::Result {
+    let what = format!("apt {}", packages.join(" "));
     let have_dpkg = output_of(Command::new("dpkg-query").arg("--version")).is_some();
     if !have_dpkg {
         // Not Debian: accept the tools if they are on PATH.
-        let missing: Vec<&str> =
-            ["clang", "chromium", "chromedriver"].into_iter().filter(|b| which(b).is_none()).collect();
+        let missing: Vec<&str> = binaries.iter().copied().filter(|b| which(b).is_none()).collect();
         if missing.is_empty() {
             report(&what, "present");
             return Ok(());
         }
         return Err(format!("no apt/dpkg here; please install: {}", missing.join(", ")));
     }
-    let missing: Vec<&str> = APT_PACKAGES.iter().copied().filter(|p| !dpkg_installed(p)).collect();
+    let missing: Vec<&str> = packages.iter().copied().filter(|p| !dpkg_installed(p)).collect();
     if missing.is_empty() {
         report(&what, "present");
         return Ok(());

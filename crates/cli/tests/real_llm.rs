@@ -120,7 +120,8 @@ fn smollm2_on_llama_cpp_python_explains_a_module() {
     assert!(matches!(again.status.code(), Some(0) | Some(3)), "{again_err}");
     let second: Value = serde_json::from_slice(&again.stdout).unwrap();
     let calls = second["counts"]["calls"].as_u64().unwrap();
-    assert!(calls <= failures.len() as u64, "{calls} calls for {} failed unit(s): {again_err}", failures.len());
+    // (A unit asked again may need its one repair call.)
+    assert!(calls <= 2 * failures.len() as u64, "{calls} calls for {} failed unit(s): {again_err}", failures.len());
     let kept = lines(&sidecar);
     for r in &records {
         assert!(kept.iter().any(|k| k["id"] == r["id"] && k["block"] == r["block"]), "{} changed", r["id"]);

@@ -239,7 +239,8 @@ fn a_server_that_refuses_json_schema_with_a_500_negotiates_at_once() {
     let refused = bodies.iter().filter(|b| b["response_format"]["type"] == "json_schema").count();
     assert!((1..=4).contains(&refused), "{refused}");
     assert_eq!(server.count(), 68 + refused, "{err}");
-    assert!(start.elapsed() < std::time::Duration::from_secs(20), "{:?}", start.elapsed());
+    // No retry pauses (a retried refusal would sleep 1 + 2 + 4 + 8 + 16 s).
+    assert!(start.elapsed() < std::time::Duration::from_secs(30), "{:?}", start.elapsed());
     assert!(!err.contains("retrying"), "{err}");
     assert!(err.contains("output mode json-schema refused for"), "{err}");
     assert!(err.contains("HTTP 500") && err.contains("trying json-object-schema"), "{err}");
@@ -247,7 +248,10 @@ fn a_server_that_refuses_json_schema_with_a_500_negotiates_at_once() {
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["outputModes"], serde_json::json!({insights::plan::DEFAULT_MODEL: "json-object-schema"}));
     assert_eq!(summary["counts"]["failed"], 0);
-    assert!(bodies[refused..].iter().all(|b| b["response_format"]["schema"]["type"] == "object"));
+    assert!(bodies
+        .iter()
+        .filter(|b| b["response_format"]["type"] != "json_schema")
+        .all(|b| b["response_format"]["schema"]["type"] == "object"));
     // The ledger keeps the mode.
     let runs = bin().current_dir(&dir).args(["insights", "model.jsonl", "--runs", "--json"]).output().unwrap();
     let runs: serde_json::Value = serde_json::from_slice(&runs.stdout).unwrap();

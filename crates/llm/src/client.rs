@@ -79,29 +79,24 @@ impl<T, S> fmt::Debug for LlmClient<T, S> {
 
 /// Whether an error is an endpoint refusing the structured-output request:
 /// an HTTP error other than 401/402/403 (credentials), 408 and 429 (load)
-/// whose text names `response_format`, `json_schema`, `json_object`, a
-/// schema, structured output or an unsupported / unrecognized parameter.
-/// Servers differ in the status: OpenAI-style APIs answer 400, vLLM 400 or
-/// 422, llama-cpp-python 500 (its request validation).
+/// whose text names `response_format`, `json_schema`, `json_object` or
+/// structured output, or names a schema or a grammar (unless it merely
+/// echoes the prompt's `## Answer format` section back). An "unsupported
+/// parameter" alone is not one: `max_tokens` can be that parameter, and no
+/// output mode would change the answer. Servers differ in the status:
+/// OpenAI-style APIs answer 400, vLLM 400 or 422, llama-cpp-python 500 (its
+/// request validation).
 pub fn is_format_refusal(e: &LlmError) -> bool {
     let Some(status) = e.status else { return false };
     if !(400..600).contains(&status) || [401, 402, 403, 408, 429].contains(&status) {
         return false;
     }
     let m = e.message.to_ascii_lowercase();
-    [
-        "response_format",
-        "response format",
-        "json_schema",
-        "json_object",
-        "schema",
-        "structured output",
-        "unsupported parameter",
-        "unknown parameter",
-        "unrecognized request argument",
-    ]
-    .iter()
-    .any(|k| m.contains(k))
+    let named = ["response_format", "response format", "json_schema", "json_object", "structured output"];
+    if named.iter().any(|k| m.contains(k)) {
+        return true;
+    }
+    (m.contains("schema") || m.contains("grammar")) && !m.contains("## answer format")
 }
 
 impl<T: Transport, S: Sleeper> LlmClient<T, S> {
@@ -179,9 +174,10 @@ impl<T: Transport, S: Sleeper> LlmClient<T, S> {
         self.forced.or_else(|| self.modes.borrow().get(model).map(|m| m.0)).unwrap_or(OutputMode::JsonSchema)
     }
 
-    /// The mode an answer for `model` came back in (the forced mode, if any).
+    /// The mode an answer for `model` came back in; `None` before any answer
+    /// (a forced mode too is reported only once the endpoint answered in it).
     pub fn confirmed_mode(&self, model: &str) -> Option<OutputMode> {
-        self.forced.or_else(|| self.modes.borrow().get(model).filter(|m| m.1).map(|m| m.0))
+        self.modes.borrow().get(model).filter(|m| m.1).map(|m| m.0)
     }
 
     fn notify(&self, notice: ModeNotice<'_>) {
@@ -206,9 +202,6 @@ impl<T: Transport, S: Sleeper> LlmClient<T, S> {
     }
 
     fn confirm(&self, model: &str, mode: OutputMode) {
-        if self.forced.is_some() {
-            return;
-        }
         let first = {
             let mut modes = self.modes.borrow_mut();
             let entry = modes.entry(model.to_owned()).or_insert((mode, false));

@@ -240,21 +240,22 @@ pub fn strip_fence(text: &str) -> &str {
     body.trim()
 }
 
-/// The text without `<think>…</think>` blocks (what reasoning models write
-/// before the answer). An unclosed block is kept: the answer may be in it.
-pub fn strip_think(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("<think>") {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len());
+/// The text without the `<think>…</think>` blocks it starts with (what
+/// reasoning models write before the answer). A block elsewhere is text (an
+/// answer may mention the tags); an unclosed one is kept: the answer may be
+/// in it.
+pub fn strip_think(text: &str) -> &str {
     let mut rest = text;
-    while let Some(open) = rest.find("<think>") {
-        let Some(close) = rest[open..].find("</think>") else { break };
-        out.push_str(&rest[..open]);
-        rest = &rest[open + close + "</think>".len()..];
+    while let Some(after) = rest.trim_start().strip_prefix("<think>") {
+        let Some(close) = after.find("</think>") else { break };
+        rest = &after[close + "</think>".len()..];
     }
-    out.push_str(rest);
-    out.into()
+    rest
+}
+
+/// Whether the `{` at `at` can open a JSON object: whitespace, then `"` or `}`.
+fn opens_object(text: &str, at: usize) -> bool {
+    matches!(text[at + 1..].trim_start().as_bytes().first(), Some(b'"') | Some(b'}'))
 }
 
 /// The two slips of real models that JSON forbids, mended: a comma that
@@ -341,20 +342,23 @@ fn lenient(text: &str) -> Option<Value> {
 /// complete `{…}` object in it (inside prose or a fence); trailing commas
 /// and raw control characters in strings are forgiven ([`repair_json`]). `None` when there is no such object.
 pub fn answer_json(text: &str) -> Option<Value> {
-    let text = strip_think(text);
-    let body = strip_fence(&text);
+    let body = strip_fence(strip_think(text));
     if let Some(v) = lenient(body) {
         return Some(v);
     }
     let mut from = 0;
     while let Some(at) = body[from..].find('{').map(|i| from + i) {
+        from = at + 1;
+        // A brace of prose (`{key: value}`) opens nothing.
+        if !opens_object(body, at) {
+            continue;
+        }
         // An object that never closes is the answer cut short: nothing
         // nested in it is the answer.
         let end = object_end(body, at)?;
         if let Some(v @ Value::Object(_)) = lenient(&body[at..end]) {
             return Some(v);
         }
-        from = at + 1;
     }
     None
 }

@@ -72,13 +72,18 @@ pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, Work
     let mode = llm::OutputMode::parse_choice(&request.output_mode).map_err(WorkerError::Refused)?;
     Ok(match provider_config(&request.provider)? {
         Some(config) => Box::new(llm::client(config).with_mode_choice(mode).on_mode(|n| {
-            let note = match n.refused {
-                Some((refused, e)) => {
-                    format!("{} ({refused} refused: {})", n.mode, llm::wire::first_chars(&e.message, 300))
+            OUTPUT_MODE.with(|m| {
+                let mut m = m.borrow_mut();
+                match n.refused {
+                    Some((refused, e)) => {
+                        *m =
+                            Some(format!("{} ({refused} refused: {})", n.mode, llm::wire::first_chars(&e.message, 300)))
+                    }
+                    // A confirmation keeps the story of how the mode was reached.
+                    None if m.as_deref().is_some_and(|note| note.starts_with(&format!("{} (", n.mode))) => {}
+                    None => *m = Some(n.mode.to_string()),
                 }
-                None => n.mode.to_string(),
-            };
-            OUTPUT_MODE.with(|m| *m.borrow_mut() = Some(note));
+            });
         })),
         None => Box::new(llm::demo::DemoCompleter),
     })

@@ -541,7 +541,11 @@ fn runs(store: &Store, json: bool) -> Result<(), store::StoreError> {
         let modes = if r.output_modes.is_empty() {
             String::new()
         } else {
-            let modes: Vec<String> = r.output_modes.iter().map(|(_, mode)| one_line(mode)).collect();
+            let modes: Vec<String> = r
+                .output_modes
+                .iter()
+                .map(|(model, mode)| format!("{} ({})", one_line(mode), one_line(model)))
+                .collect();
             format!("\toutput mode {}", modes.join(", "))
         };
         out.push_str(&format!(

@@ -299,6 +299,7 @@ fn refusals_are_read_from_what_the_server_says() {
     for (status, m) in [
         (400, "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."),
         (400, "Unsupported parameter: 'response_format.schema'"),
+        (400, "grammar: unsupported keyword"),
         (422, "json_schema is not supported by this backend"),
         (400, "Unrecognized request argument supplied: response_format"),
         (500, "Failed to parse grammar from schema"),
@@ -311,31 +312,64 @@ fn refusals_are_read_from_what_the_server_says() {
         (401, "invalid json_schema key"),
         (429, "rate limit on response_format requests"),
         (500, "internal error"),
+        // No output mode changes these.
+        (400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
+        (400, "This model's maximum context length is 8192 tokens. Your messages: ... ## Answer format ... JSON Schema ..."),
     ] {
         assert!(!is_format_refusal(&e(status, m)), "{status} {m}");
     }
     assert!(!is_format_refusal(&LlmError::network("response_format")));
 }
 
+/// A transport whose answers arrive only after every request in flight was
+/// sent (each answer waits one turn of the executor), so that calls overlap.
+#[derive(Clone, Default)]
+struct Overlapping {
+    bodies: Rc<RefCell<Vec<Value>>>,
+}
+
+struct Later(Option<Result<HttpResponse, crate::transport::TransportError>>, bool);
+
+impl std::future::Future for Later {
+    type Output = Result<HttpResponse, crate::transport::TransportError>;
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        if !self.1 {
+            self.1 = true;
+            cx.waker().wake_by_ref();
+            return std::task::Poll::Pending;
+        }
+        std::task::Poll::Ready(self.0.take().expect("polled after ready"))
+    }
+}
+
+impl Transport for Overlapping {
+    fn send(&self, req: HttpRequest) -> LocalFuture<'_, Result<HttpResponse, crate::transport::TransportError>> {
+        let v: Value = serde_json::from_str(&req.body).unwrap();
+        let answer = match v.pointer("/response_format/type").and_then(Value::as_str) {
+            Some("json_schema") => refuse("json_schema"),
+            _ => ok_reply(),
+        };
+        self.bodies.borrow_mut().push(v);
+        Box::pin(Later(Some(Ok(answer)), false))
+    }
+}
+
 #[test]
 fn concurrent_refusals_move_once() {
-    let (c, t, _) = client(local());
+    let t = Overlapping::default();
     let seen = Rc::new(Cell::new(0));
     let n = seen.clone();
-    let c = c.on_mode(move |m| {
+    let c = LlmClient::new(local(), t.clone(), RecordingSleeper::new()).on_mode(move |m| {
         if m.refused.is_some() {
             n.set(n.get() + 1)
         }
     });
-    t.respond_with(|req, _| {
-        let v: Value = serde_json::from_str(&req.body).unwrap();
-        Ok(match v.pointer("/response_format/type").and_then(Value::as_str) {
-            Some("json_schema") => refuse("json_schema"),
-            _ => ok_reply(),
-        })
-    });
     let (a, b) = block_on(futures::future::join(c.call(&request()), c.call(&request())));
     assert!(a.is_ok() && b.is_ok());
+    let kinds: Vec<String> =
+        t.bodies.borrow().iter().map(|b| b.pointer("/response_format/type").unwrap().to_string()).collect();
+    // Both went out in json_schema before either answer; both moved on.
+    assert_eq!(kinds, ["\"json_schema\"", "\"json_schema\"", "\"json_object\"", "\"json_object\""]);
     assert_eq!(c.mode_for("openai/gpt-5.6-luna"), OutputMode::JsonObjectSchema);
     assert_eq!(seen.get(), 1, "one notice for one move");
 }
@@ -376,6 +410,8 @@ fn other_400s_do_not_fall_back_and_forced_modes_never_do() {
     let (c, t, _) = client(openrouter());
     let c = c.with_mode(OutputMode::PromptOnly);
     assert_eq!(c.mode(), OutputMode::PromptOnly);
+    // Forced, a mode is reported only once the endpoint answered in it.
+    assert_eq!(c.output_mode("openai/gpt-5.6-luna"), None);
     t.reply(ok_reply());
     block_on(c.call(&request())).unwrap();
     assert!(t.bodies()[0].get("response_format").is_none());

@@ -127,7 +127,17 @@ fn answers_as_real_models_write_them() {
     assert_eq!(repair_json(raw), "{\"identity\": \")}\\n{\\n\\t\\u0001\", \"fields\": []}");
     let r = parse_reply(&reply(json!(raw), "stop"), "m").unwrap();
     assert_eq!(r.json, json!({"identity": ")}\n{\n\t\u{1}", "fields": []}));
-    assert_eq!(strip_think("<think>a</think>b<think>c</think>d"), "bd");
+    assert_eq!(strip_think("<think>a</think> <think>c</think>d"), "d");
+    assert_eq!(strip_think("<think>a</think>b<think>c</think>d"), "b<think>c</think>d");
+    // Tags inside the answer are the answer's text.
+    let tags = r#"{"description": "parses <think> and </think> tags"}"#;
+    assert_eq!(
+        parse_reply(&reply(json!(tags), "stop"), "m").unwrap().json["description"],
+        "parses <think> and </think> tags"
+    );
+    // A brace of prose before the object opens nothing.
+    let prose = "Fields map to {key: value.\n{\"name\": \"x\"}";
+    assert_eq!(parse_reply(&reply(json!(prose), "stop"), "m").unwrap().json, json!({"name": "x"}));
     assert_eq!(strip_think("<think>open {\"a\":1}"), "<think>open {\"a\":1}");
 }
 
