@@ -173,13 +173,21 @@ pub fn run(modes: &[String], concurrency: u32, max_calls: Option<u32>) -> crate:
                 continue;
             }
             let answered: Vec<&&Call> = sent.iter().filter(|c| c.status == 200).collect();
-            let valid = answered.iter().filter(|c| c.unit.split_once(' ').is_some_and(|(_, id)| explained(id))).count();
+            // Per unit, not per call: a unit whose first answer did not
+            // validate and whose repair did counts once, as recorded; every
+            // answered call beyond one per recorded unit did not validate.
+            let mut units: Vec<&str> = answered.iter().map(|c| c.unit.as_str()).collect();
+            units.sort_unstable();
+            units.dedup();
+            let recorded = units.iter().filter(|u| u.split_once(' ').is_some_and(|(_, id)| explained(id))).count();
             let refused = sent.len() - answered.len();
             println!(
-                "    {m:<19} {:>3} requests, {refused} refused, {:>3} answered, {valid} valid ({:.1} %), median {:.2} s per answered call",
+                "    {m:<19} {:>3} requests, {refused} refused, {:>3} answered for {} units: {recorded} units recorded ({:.1} %), {:.1} % of answers valid; median {:.2} s per answered call",
                 sent.len(),
                 answered.len(),
-                if answered.is_empty() { 0.0 } else { valid as f64 * 100.0 / answered.len() as f64 },
+                units.len(),
+                if units.is_empty() { 0.0 } else { recorded as f64 * 100.0 / units.len() as f64 },
+                if answered.is_empty() { 0.0 } else { recorded as f64 * 100.0 / answered.len() as f64 },
                 median(answered.iter().map(|c| c.seconds).collect())
             );
         }
