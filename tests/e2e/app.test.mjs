@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, need } from './browser.mjs';
+import { launch, need, BASE_URL } from './browser.mjs';
 import { open, shot, planned, replanned, chooseProvider, runAndConfirm, finished } from './app.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -117,6 +117,33 @@ test('the demo: load, plan, estimate, run offline, download the side-car that th
     assert.deepEqual(problems, []);
   } finally {
     await shot(page, 'demo-final');
+    await context.close();
+  }
+});
+
+test('?demo never spends: a remembered provider is not used, and no request leaves the page', async () => {
+  const context = await browser.newContext();
+  const origin = new URL(BASE_URL).origin;
+  const outside = [];
+  context.on('request', (r) => {
+    if (new URL(r.url()).origin !== origin) outside.push(r.url());
+  });
+  // Remember an OpenAI-compatible provider (as a run with it would), with prices.
+  const first = await open(context, '');
+  await first.page.evaluate((url) => {
+    localStorage.setItem('codegraph-insights.provider', ['openai-compatible', '', '', url, '1', '2', '2', 'detect'].join('\u001f'));
+  }, SLOW);
+  await first.page.close();
+  const { page, problems } = await open(context, '?demo');
+  try {
+    await planned(page);
+    assert.equal(await page.inputValue('#provider-kind'), 'demo');
+    await runAndConfirm(page);
+    const done = await finished(page);
+    assert.equal(await done.getAttribute('data-state'), 'finished');
+    assert.deepEqual(outside, [], 'no request outside the page');
+    assert.deepEqual(problems, []);
+  } finally {
     await context.close();
   }
 });

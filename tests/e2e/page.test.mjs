@@ -29,3 +29,37 @@ test('the page starts its worker and shows that it answered', async () => {
     await page.close();
   }
 });
+
+test('the tabs follow the ARIA tabs pattern and wait for a model', async () => {
+  const { page, problems } = await openPage(browser);
+  try {
+    await page.locator('#worker-status', { hasText: /^worker ready/ }).waitFor({ timeout: 30_000 });
+    const tabs = page.locator('[role="tablist"] [role="tab"]');
+    assert.equal(await tabs.count(), 5);
+    assert.equal(await page.getAttribute('#tab-explain', 'aria-selected'), 'true');
+    assert.equal(await page.getAttribute('#tab-explain', 'aria-controls'), 'panel-explain');
+    assert.equal(await page.getAttribute('#panel-explain', 'role'), 'tabpanel');
+    // No model yet: only Explain can be opened.
+    for (const id of ['#tab-navigate', '#tab-graph', '#tab-cycles', '#tab-explore']) {
+      assert.ok(await page.locator(id).isDisabled(), id);
+      assert.equal(await page.getAttribute(id, 'tabindex'), '-1');
+    }
+    await page.click('#open-demo');
+    await page.locator('#model-status[data-state="loaded"]').waitFor({ timeout: 30_000 });
+    assert.ok(!(await page.locator('#tab-navigate').isDisabled()));
+    // Arrow keys move the selection (and the focus) along the strip, wrapping.
+    await page.focus('#tab-explain');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getAttribute('#tab-navigate', 'aria-selected'), 'true');
+    assert.equal(await page.getAttribute('#tab-explain', 'aria-selected'), 'false');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'tab-navigate');
+    await page.locator('#panel-navigate[role="tabpanel"]').waitFor();
+    await page.keyboard.press('End');
+    assert.equal(await page.getAttribute('#tab-explore', 'aria-selected'), 'true');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getAttribute('#tab-explain', 'aria-selected'), 'true');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

@@ -38,6 +38,9 @@ pub fn from_address(ui: Ui) {
 }
 
 pub fn open_demo(ui: Ui) {
+    // The demo never spends: whatever provider was remembered, it runs on
+    // the offline completer (the user may still pick another afterwards).
+    ui.provider.kind.set("demo".into());
     ui.auto_plan.set(true);
     load_model_url(ui, DEMO_MODEL.into(), Some(DEMO_SOURCE.into()));
 }

@@ -42,23 +42,23 @@ fn App() -> impl IntoView {
                 <p id="worker-status" class="status" data-testid="worker-status">{move || ui.status.get()}</p>
             </header>
             <navigate::Tabs />
-            <div class="tab-body" class:hidden=move || ui.tab.get() != state::Tab::Explain>
+            <div id="panel-explain" role="tabpanel" aria-labelledby="tab-explain" class="tab-body" class:hidden=move || ui.tab.get() != state::Tab::Explain>
                 <load::LoadPanel />
                 <plan::PlanPanel />
                 <run::RunPanel />
                 <keep::KeepPanel />
             </div>
             <Show when=move || ui.tab.get() == state::Tab::Navigate>
-                <navigate::NavigatePanel />
+                <div id="panel-navigate" role="tabpanel" aria-labelledby="tab-navigate"><navigate::NavigatePanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Graph>
-                <navigate::GraphPanel />
+                <div id="panel-graph" role="tabpanel" aria-labelledby="tab-graph"><navigate::GraphPanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Cycles>
-                <navigate::CyclesPanel />
+                <div id="panel-cycles" role="tabpanel" aria-labelledby="tab-cycles"><navigate::CyclesPanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Explore>
-                <explore::ExplorePanel />
+                <div id="panel-explore" role="tabpanel" aria-labelledby="tab-explore"><explore::ExplorePanel /></div>
             </Show>
         </main>
     }

@@ -730,15 +730,42 @@ pub fn Tabs() -> impl IntoView {
         }
     };
     let running = move || matches!(ui.running.get(), Running::Going(_));
+    // Every tab but Explain needs a model.
+    let loaded = move || matches!(ui.load.get(), crate::app::state::Load::Loaded(_));
+    let usable = move |t: Tab| t == Tab::Explain || loaded();
+    // The WAI-ARIA tabs pattern: arrow keys, Home and End move among the
+    // usable tabs (and open the one reached); only the selected tab is in
+    // the Tab order.
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let open: Vec<Tab> = Tab::ALL.into_iter().filter(|t| usable(*t)).collect();
+        let Some(at) = open.iter().position(|t| *t == tab.get_untracked()) else { return };
+        let next = match ev.key().as_str() {
+            "ArrowRight" => open[(at + 1) % open.len()],
+            "ArrowLeft" => open[(at + open.len() - 1) % open.len()],
+            "Home" => open[0],
+            "End" => open[open.len() - 1],
+            _ => return,
+        };
+        ev.prevent_default();
+        go(next);
+        if let Some(b) = leptos::prelude::document().get_element_by_id(next.tab_id()) {
+            if let Ok(b) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(b) {
+                let _ = b.focus();
+            }
+        }
+    };
     view! {
-        <nav class="tabs" role="tablist">
-            <button id="tab-explain" role="tab" class:active=move || tab.get() == Tab::Explain on:click=move |_| go(Tab::Explain)>
-                "Explain"{move || running().then_some(" ●")}
-            </button>
-            <button id="tab-navigate" role="tab" class:active=move || tab.get() == Tab::Navigate on:click=move |_| go(Tab::Navigate)>"Navigate"</button>
-            <button id="tab-graph" role="tab" class:active=move || tab.get() == Tab::Graph on:click=move |_| go(Tab::Graph)>"Graph"</button>
-            <button id="tab-cycles" role="tab" class:active=move || tab.get() == Tab::Cycles on:click=move |_| go(Tab::Cycles)>"Cycles"</button>
-            <button id="tab-explore" role="tab" class:active=move || tab.get() == Tab::Explore on:click=move |_| go(Tab::Explore)>"Explore"</button>
+        <nav class="tabs" role="tablist" aria-label="Views" on:keydown=on_key>
+            {Tab::ALL.into_iter().map(|t| view! {
+                <button id=t.tab_id() role="tab" aria-controls=t.panel_id()
+                    aria-selected=move || (tab.get() == t).to_string()
+                    tabindex=move || if tab.get() == t { "0" } else { "-1" }
+                    disabled=move || !usable(t)
+                    title=move || (!usable(t)).then_some("load a model first")
+                    class:active=move || tab.get() == t on:click=move |_| go(t)>
+                    {t.label()}{move || (t == Tab::Explain && running()).then_some(" ●")}
+                </button>
+            }).collect::<Vec<_>>()}
         </nav>
     }
 }

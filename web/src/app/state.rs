@@ -114,6 +114,43 @@ pub enum Tab {
     Explore,
 }
 
+impl Tab {
+    /// In tab-strip order.
+    pub const ALL: [Tab; 5] = [Tab::Explain, Tab::Navigate, Tab::Graph, Tab::Cycles, Tab::Explore];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Explain => "Explain",
+            Tab::Navigate => "Navigate",
+            Tab::Graph => "Graph",
+            Tab::Cycles => "Cycles",
+            Tab::Explore => "Explore",
+        }
+    }
+
+    /// The tab button's id (`tab-explain`, …).
+    pub fn tab_id(self) -> &'static str {
+        match self {
+            Tab::Explain => "tab-explain",
+            Tab::Navigate => "tab-navigate",
+            Tab::Graph => "tab-graph",
+            Tab::Cycles => "tab-cycles",
+            Tab::Explore => "tab-explore",
+        }
+    }
+
+    /// The id of the panel the tab shows (`panel-explain`, …).
+    pub fn panel_id(self) -> &'static str {
+        match self {
+            Tab::Explain => "panel-explain",
+            Tab::Navigate => "panel-navigate",
+            Tab::Graph => "panel-graph",
+            Tab::Cycles => "panel-cycles",
+            Tab::Explore => "panel-explore",
+        }
+    }
+}
+
 impl Ui {
     pub fn new() -> Ui {
         let provider = ProviderForm {
