@@ -205,6 +205,14 @@ test('the demo: full-text search over the explanations, and stale marking after 
     await stale.waitFor({ timeout: 30_000 });
     assert.match(await page.locator('#stale').innerText(), /Stale/);
     await shot(page, 'nav-stale');
+
+    // A shared link to an explained unit, opened afresh, shows its
+    // explanation without another click (the store opens after the tree).
+    await page.close();
+    const shared = 'java:com.pedalpoint.common/Money';
+    const link = await open(context, `?demo#id=${encodeURIComponent(shared)}`);
+    await link.page.locator(`#selection[data-id="${shared}"]`).waitFor({ timeout: 60_000 });
+    await link.page.locator('#insight[data-status="explained"]').waitFor({ timeout: 30_000 });
   } finally {
     await context.close();
   }

@@ -256,6 +256,13 @@ impl Ui {
                 if !self.is_running() && (self.auto_plan.get_untracked() || !first) {
                     self.plan();
                 }
+                // The store's records changed (opened, a run ended, an
+                // import): the selection shown asks for its explanation
+                // again, so a shared `#id=` link or a unit selected before
+                // the run shows what the store now holds.
+                if let Some(id) = self.nav.selected.with_untracked(|s| s.as_ref().map(|(n, _, _)| n.id.clone())) {
+                    self.nav.select(crate::protocol::NavTarget::Id(id));
+                }
                 if writable {
                     super::link::send(&ToWorker::ListStores);
                 }
