@@ -234,6 +234,30 @@ test('a fatal provider status stops the run and says what to fix', async () => {
   }
 });
 
+test("a side-car of another model asks before it is imported", async () => {
+  // The demo's side-car, made by the CLI's offline demo.
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-foreign-'));
+  copyFileSync(join(ROOT, 'fixtures/demo/model.jsonl'), join(dir, 'model.jsonl'));
+  execFileSync(CLI, ['explain', join(dir, 'model.jsonl'), '--provider', 'demo', '--yes'], { stdio: 'pipe' });
+  const context = await browser.newContext();
+  const { page, problems } = await open(context, '?model=fixtures/upstream-java/model.jsonl&plan=1');
+  try {
+    await planned(page);
+    await page.locator('#store-status[data-records="0"]').waitFor({ timeout: 30_000 });
+    await page.setInputFiles('#pick-sidecar', join(dir, 'model.insights.jsonl'));
+    const ask = page.locator('#import-confirm');
+    await ask.waitFor();
+    assert.match(await page.locator('#import-foreign').innerText(), /another model's side-car: \d+ of the \d+ records checked name nothing in this model/);
+    assert.equal(await page.locator('#confirm-import').innerText(), 'Import anyway');
+    await page.click('#cancel-import');
+    assert.match(await page.locator('#notice').innerText(), /nothing was imported/);
+    assert.equal(await page.locator('#store-status').getAttribute('data-records'), '0');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a second tab on the same browser opens read-only and says why', async () => {
   const context = await browser.newContext();
   const path = '?model=fixtures/upstream-java/model.jsonl&plan=1';

@@ -254,6 +254,9 @@ pub enum FromWorker {
         name: String,
         #[serde(default)]
         truncated: Option<String>,
+        /// Why the side-car seems to be another model's, if it does.
+        #[serde(default)]
+        foreign: Option<String>,
     },
     /// A side-car was imported into the store (`merged`: added to what it
     /// held, nothing removed).

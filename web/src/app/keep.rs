@@ -64,9 +64,11 @@ pub fn KeepPanel() -> impl IntoView {
                             "{} is cut short ({why}). Merge its {} records into the store? Nothing the file does not mention is removed.",
                             q.name, q.incoming
                         ),
+                        None if q.held == 0 => format!("Import the {} records of {}?", q.incoming, q.name),
                         None => format!("The store holds {} paid-for records. Replace them with the {} records of {}?", q.held, q.incoming, q.name),
                     }}</p>
-                    <button id="confirm-import" on:click=move |_| confirm_import(ui)>{if q.truncated.is_some() { "Merge" } else { "Replace" }}</button>
+                    {q.foreign.clone().map(|why| view! { <p id="import-foreign" class="warning">{format!("{}: {why}. Importing it adds explanations for units this model does not have.", q.name)}</p> })}
+                    <button id="confirm-import" on:click=move |_| confirm_import(ui)>{if q.truncated.is_some() { "Merge" } else if q.held == 0 { "Import anyway" } else { "Replace" }}</button>
                     <button id="cancel-import" on:click=move |_| cancel_import(ui)>"Keep the store as it is"</button>
                 </div>
             })}

@@ -71,6 +71,8 @@ pub struct ImportQuestion {
     pub incoming: u64,
     pub name: String,
     pub truncated: Option<String>,
+    /// Why the file seems to be another model's side-car, if it does.
+    pub foreign: Option<String>,
 }
 
 #[derive(Clone, Copy)]
@@ -287,8 +289,8 @@ impl Ui {
                 super::link::download_text(&file_name, &text);
                 self.notice.set(Some(format!("downloaded {file_name}: {records} records")));
             }
-            FromWorker::ImportNeedsConfirm { held, incoming, name, truncated } => {
-                self.import_confirm.set(Some(ImportQuestion { held, incoming, name, truncated }))
+            FromWorker::ImportNeedsConfirm { held, incoming, name, truncated, foreign } => {
+                self.import_confirm.set(Some(ImportQuestion { held, incoming, name, truncated, foreign }))
             }
             FromWorker::Imported { records, failures, merged } => self.notice.set(Some(if merged {
                 format!("merged {records} records and {failures} failures into the store; nothing was removed")

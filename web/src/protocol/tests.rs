@@ -37,12 +37,13 @@ fn messages_round_trip() {
         FromWorker::ready(),
         FromWorker::Error { message: "x".into() },
         FromWorker::LoadProgress { input: Input::Source, bytes: 3, total: None },
-        FromWorker::ImportNeedsConfirm { held: 3, incoming: 4, name: "x".into(), truncated: None },
+        FromWorker::ImportNeedsConfirm { held: 3, incoming: 4, name: "x".into(), truncated: None, foreign: None },
         FromWorker::ImportNeedsConfirm {
             held: 0,
             incoming: 39,
             name: "x".into(),
             truncated: Some("it has no eof line".into()),
+            foreign: Some("it seems to be another model's side-car".into()),
         },
         FromWorker::Imported { records: 39, failures: 0, merged: true },
     ] {

@@ -150,6 +150,33 @@ pub(super) fn export_sidecar() {
     );
 }
 
+/// Records checked against the loaded model before an import.
+const FOREIGN_SAMPLE: usize = 200;
+
+/// Why `sc` seems to be another model's side-car: most of its first
+/// [`FOREIGN_SAMPLE`] records name ids this model does not have. `None` when
+/// at least half of them are the model's (or it has no records).
+pub(super) fn foreign_sidecar(model: &model::Model, sc: &insights::sidecar::Sidecar) -> Option<String> {
+    let sample: Vec<&str> = sc.records.iter().take(FOREIGN_SAMPLE).map(|r| r.id.as_str()).collect();
+    if sample.is_empty() {
+        return None;
+    }
+    let mut ids = hashbrown::HashSet::with_capacity(model.entity_count() as usize);
+    let mut id = String::new();
+    for i in 0..model.entity_count() {
+        id.clear();
+        model.write_id(i, &mut id);
+        ids.insert(id.clone());
+    }
+    let unknown = sample.iter().filter(|r| !ids.contains(**r)).count();
+    (unknown * 2 > sample.len()).then(|| {
+        format!(
+            "it seems to be another model's side-car: {unknown} of the {} records checked name nothing in this model",
+            sample.len()
+        )
+    })
+}
+
 pub(super) async fn import_sidecar(data: &JsValue, name: &str, replace: bool) {
     let answer = async {
         let store = current_store()?;
@@ -163,12 +190,14 @@ pub(super) async fn import_sidecar(data: &JsValue, name: &str, replace: bool) {
         }
         let held = store.count().map_err(|e| e.to_string())?;
         let truncated = truncation.map(|t| t.to_string());
-        if (held > 0 || truncated.is_some()) && !replace {
+        let foreign = loaded().ok().and_then(|(model, _)| foreign_sidecar(&model, &sc));
+        if (held > 0 || truncated.is_some() || foreign.is_some()) && !replace {
             return Ok(FromWorker::ImportNeedsConfirm {
                 held,
                 incoming: sc.records.len() as u64,
                 name: name.to_owned(),
                 truncated,
+                foreign,
             });
         }
         let (records, failures, merged) = if sc.truncated {
