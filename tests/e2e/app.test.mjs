@@ -78,6 +78,9 @@ test('the demo: load, plan, estimate, run offline, download the side-car that th
     const text = readFileSync(pagePath, 'utf8');
     assert.equal(text.trim().split('\n').length, records + 2, 'header, one line per record, trailer');
     await page.locator('#stores tr.current').waitFor();
+    // Stores are listed by the model they belong to; the store's file is the detail.
+    assert.equal(await page.locator('#stores tr.current .store-label').innerText(), 'fixtures/demo/src/main/java · model.jsonl');
+    assert.match(await page.locator('#stores tr.current .store-file').innerText(), /^model-[0-9a-f]+\.insights\.db$/);
     const [storeFile] = await Promise.all([page.waitForEvent('download'), page.click('#stores tr.current .export-store')]);
     {
       copyFileSync(join(ROOT, 'fixtures/demo/model.jsonl'), join(dir, 'model.jsonl'));

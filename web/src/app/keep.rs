@@ -12,6 +12,33 @@ thread_local! {
     static PENDING_IMPORT: RefCell<Option<web_sys::File>> = const { RefCell::new(None) };
 }
 
+/// Where the page keeps, for each store it opened, the model it belongs to
+/// (a store's own name is a file stem and a hash).
+const STORE_LABELS: &str = "codegraph-insights.store-labels";
+
+fn labels() -> serde_json::Map<String, serde_json::Value> {
+    super::link::storage()
+        .and_then(|s| s.get_item(STORE_LABELS).ok().flatten())
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// Remembers that `store` holds the explanations of the model `file` (whose
+/// recorded root is `root`).
+pub fn remember_store_label(store: &str, root: &str, file: &str) {
+    let file = file.split(['?', '#']).next().unwrap_or_default();
+    let file = file.rsplit('/').next().unwrap_or(file);
+    let label = if root.is_empty() { file.to_owned() } else { format!("{root} · {file}") };
+    let mut map = labels();
+    if map.get(store).and_then(|v| v.as_str()) == Some(label.as_str()) {
+        return;
+    }
+    map.insert(store.to_owned(), serde_json::Value::String(label));
+    if let Some(s) = super::link::storage() {
+        let _ = s.set_item(STORE_LABELS, &serde_json::Value::Object(map).to_string());
+    }
+}
+
 /// Imports a side-car file (asks the Worker; it answers with a confirmation
 /// request when the store already holds records).
 pub fn import_file(file: web_sys::File) {
@@ -79,13 +106,19 @@ pub fn KeepPanel() -> impl IntoView {
             <table id="stores" class="figures-table">
                 <thead><tr><th>"store"</th><th>"size"</th><th></th></tr></thead>
                 <tbody>
-                    {move || ui.stores.get().into_iter().map(|s| {
+                    {move || {
+                        let known = labels();
+                        ui.stores.get().into_iter().map(|s| {
                         let (export_name, delete_name) = (s.name.clone(), s.name.clone());
-                        let label = s.name.trim_start_matches('/').to_owned();
+                        let file = s.name.trim_start_matches('/').to_owned();
+                        // The model's root and file name when this browser opened it; the store's file as detail.
+                        let model = known.get(&s.name).and_then(|v| v.as_str()).map(str::to_owned);
+                        let label = model.clone().unwrap_or_else(|| file.clone());
                         let confirm_text = format!("Delete {label} and every record in it? Records not downloaded are lost.");
                         view! {
                             <tr data-name=s.name.clone() class:current=s.current>
-                                <td>{label}{s.current.then_some(" (this model)")}</td>
+                                <td><span class="store-label">{label}</span>{s.current.then_some(" (this model)")}
+                                    {model.is_some().then(|| view! { <br /><span class="hint store-file">{file.clone()}</span> })}</td>
                                 <td>{mb(s.bytes)}</td>
                                 <td>
                                     <button class="export-store" on:click=move |_| send(&ToWorker::ExportStore { name: export_name.clone() })>"Download"</button>
@@ -98,7 +131,8 @@ pub fn KeepPanel() -> impl IntoView {
                                 </td>
                             </tr>
                         }
-                    }).collect::<Vec<_>>()}
+                    }).collect::<Vec<_>>()
+                    }}
                 </tbody>
             </table>
         </section>

@@ -254,6 +254,9 @@ impl Ui {
             FromWorker::StoreOpened { store } => {
                 let first = self.store.get_untracked().is_none_or(|s| s.name != store.name);
                 let writable = store.read_only.is_none();
+                if let Load::Loaded(m) = self.load.get_untracked() {
+                    super::keep::remember_store_label(&store.name, &m.root, &m.name);
+                }
                 self.store.set(Some(store));
                 if !self.is_running() && (self.auto_plan.get_untracked() || !first) {
                     self.plan();
