@@ -80,6 +80,13 @@ test('the upstream fixture with an imported side-car: tree, search, deep link, d
     await page.waitForFunction((n) => document.querySelectorAll('.tree-row').length > n, before);
     await page.keyboard.press('ArrowDown');
     await page.waitForFunction(() => document.querySelector('.tree-row.selected') !== null);
+    // An ARIA tree: rows are treeitems with their state; the cursor's row is the active descendant.
+    assert.equal(await page.getAttribute('#tree-scroll', 'role'), 'tree');
+    const selectedRow = page.locator('.tree-row.selected');
+    assert.equal(await selectedRow.getAttribute('role'), 'treeitem');
+    assert.equal(await selectedRow.getAttribute('aria-selected'), 'true');
+    assert.equal(await page.getAttribute('#tree-scroll', 'aria-activedescendant'), await selectedRow.getAttribute('id'));
+    assert.equal(await firstRow.getAttribute('aria-expanded'), 'true');
 
     // Search names and signatures; a hit shows its breadcrumb and selects.
     await page.keyboard.press('Escape');

@@ -374,7 +374,15 @@ fn Tree() -> impl IntoView {
                     </div>
                 }
             })}
-            <div id="tree-scroll" class="tree-scroll" tabindex="0" on:scroll=on_scroll on:keydown=move |ev| on_tree_key(ui, ev)>
+            // An ARIA tree: the scroll box holds the focus, the cursor's row is
+            // its active descendant (the rows are virtualised, so only those
+            // in view exist).
+            <div id="tree-scroll" class="tree-scroll" tabindex="0" role="tree" aria-label="Modules, types and operations"
+                aria-activedescendant=move || {
+                    let (offset, _, rows) = nav.rows.get();
+                    nav.cursor.get().and_then(|c| c.checked_sub(offset)).and_then(|i| rows.get(i as usize)).map(|r| format!("tree-row-{}", r.node))
+                }
+                on:scroll=on_scroll on:keydown=move |ev| on_tree_key(ui, ev)>
                 <div class="tree-space" style=move || format!("height: {}px", nav.rows.get().1 as f64 * ROW)>
                     {move || {
                         let (offset, _, rows) = nav.rows.get();
@@ -386,6 +394,9 @@ fn Tree() -> impl IntoView {
                             let twisty = if !r.has_children { " " } else if r.expanded { "▾" } else { "▸" };
                             view! {
                                 <div class="tree-row" class:stub=r.stub class:selected=cursor == Some(at) style=top data-node=n.to_string()
+                                    id=format!("tree-row-{n}") role="treeitem"
+                                    aria-selected=(cursor == Some(at)).to_string()
+                                    aria-expanded=r.has_children.then(|| r.expanded.to_string())
                                     on:click=move |_| nav.select(NavTarget::Node(n))>
                                     <span class="twisty" on:click=move |ev| {
                                         ev.stop_propagation();
