@@ -144,6 +144,9 @@ test('?demo never spends: a remembered provider is not used, and no request leav
     await runAndConfirm(page);
     const done = await finished(page);
     assert.equal(await done.getAttribute('data-state'), 'finished');
+    // The run's end is announced in a polite live region.
+    assert.equal(await page.getAttribute('#run-live', 'aria-live'), 'polite');
+    assert.match(await page.locator('#run-live').textContent(), /^The run finished: \d+ explained, 0 failed, \d+ calls\.$/);
     assert.deepEqual(outside, [], 'no request outside the page');
     assert.deepEqual(problems, []);
   } finally {

@@ -158,6 +158,20 @@ pub fn RunPanel() -> impl IntoView {
             })}
             <Confirm />
             <Progress />
+            // What a screen reader announces of a run: its state changes, not every step.
+            <p id="run-live" class="sr-only" aria-live="polite">{move || match ui.running.get() {
+                Running::Idle => String::new(),
+                Running::Starting => "The run is starting.".to_owned(),
+                Running::Failed(m) => format!("The run could not start: {m}"),
+                Running::Going(p) if p.stopping => "The run is stopping.".to_owned(),
+                Running::Going(p) if p.paused => "The run is paused.".to_owned(),
+                Running::Going(_) => "The run is going.".to_owned(),
+                Running::Finished(r) => format!(
+                    "The run {}: {} explained, {} failed, {} calls.",
+                    if r.aborted.is_some() { "was stopped by the provider" } else if r.stopped { "was stopped" } else { "finished" },
+                    r.counts.llm, r.counts.failed, r.counts.calls
+                ),
+            }}</p>
         </section>
     }
 }
