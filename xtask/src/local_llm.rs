@@ -14,7 +14,6 @@
 //! * [`LlamaServer::start`]: the server on a free loopback port, ready when
 //!   `GET /v1/models` answers; stopped (killed) when dropped.
 
-use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -170,14 +169,10 @@ fn free_port() -> crate::Result<u16> {
     l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
 }
 
-fn get(port: u16, path: &str) -> Option<String> {
-    use std::io::Write;
-    let mut s = std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_secs(1)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    out.starts_with("HTTP/1.1 200").then_some(out)
+/// Whether `http://127.0.0.1:PORT/v1/models` answers 200.
+fn answers(port: u16) -> bool {
+    let agent: ureq::Agent = ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(5))).build().into();
+    agent.get(&format!("http://127.0.0.1:{port}/v1/models")).call().is_ok()
 }
 
 impl LlamaServer {
@@ -204,7 +199,7 @@ impl LlamaServer {
         let mut server = LlamaServer { child, port, log };
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            if get(port, "/v1/models").is_some() {
+            if answers(port) {
                 return Ok(server);
             }
             if let Ok(Some(status)) = server.child.try_wait() {

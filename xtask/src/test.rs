@@ -174,6 +174,13 @@ fn build_page_and_cli() -> crate::Result {
     Ok(())
 }
 
+/// `node --test` from the root, one test file at a time, spec reporter.
+fn node_test() -> Command {
+    let mut c = Command::new("node");
+    c.current_dir(root()).args(["--test", "--test-reporter=spec", "--test-concurrency=1"]);
+    c
+}
+
 fn real_llm() -> crate::Result {
     let started = Instant::now();
     let llm = crate::local_llm::LlamaServer::start()?;
@@ -194,9 +201,7 @@ fn real_llm() -> crate::Result {
         let server = StaticServer::start(&root().join("dist"), 0)?;
         let cli = target_dir().join("debug").join("codegraph-insights");
         run_cmd(
-            Command::new("node")
-                .current_dir(root())
-                .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
+            node_test()
                 .arg(e2e_dir().join("real-llm.page.mjs"))
                 .env("E2E_BASE_URL", server.url())
                 .env("E2E_LLM_URL", llm.url())
@@ -221,9 +226,7 @@ fn e2e() -> crate::Result {
     // One unit always answered with nonsense: a failure to show in the navigator.
     let failing = MockProvider::start(MockConfig::default().with("malformed@unit=java:com.acme.order/Money.cents()"));
     let result = run_cmd(
-        Command::new("node")
-            .current_dir(root())
-            .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
+        node_test()
             .arg(e2e_dir())
             .env("E2E_BASE_URL", server.url())
             .env("E2E_MOCK_SLOW_URL", slow.url())

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::release_cli;
+use super::{best_median, release_cli};
 use crate::local_llm::{LlamaServer, MODEL_ALIAS};
 
 /// One request the proxy forwarded.
@@ -73,18 +73,6 @@ fn proxy(upstream: String, calls: Arc<Mutex<Vec<Call>>>) -> crate::Result<String
         }
     });
     Ok(format!("http://127.0.0.1:{port}/v1"))
-}
-
-fn first_chars(s: &str, n: usize) -> &str {
-    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Sums the server's `prompt eval time = X ms / N tokens` and `eval time =
@@ -188,7 +176,7 @@ pub fn run(modes: &[String], concurrency: u32, max_calls: Option<u32>) -> crate:
                 units.len(),
                 if units.is_empty() { 0.0 } else { recorded as f64 * 100.0 / units.len() as f64 },
                 if answered.is_empty() { 0.0 } else { recorded as f64 * 100.0 / answered.len() as f64 },
-                median(answered.iter().map(|c| c.seconds).collect())
+                if answered.is_empty() { 0.0 } else { best_median(&answered, |c| c.seconds).1 }
             );
         }
         let failures: Vec<&Value> = lines.iter().filter(|l| l["t"] == "f").collect();
@@ -205,7 +193,11 @@ pub fn run(modes: &[String], concurrency: u32, max_calls: Option<u32>) -> crate:
             failures.len()
         );
         for f in failures.iter().take(5) {
-            println!("      {}: {}", f["id"], first_chars(f["reason"]["message"].as_str().unwrap_or_default(), 160));
+            println!(
+                "      {}: {}",
+                f["id"],
+                llm::wire::first_chars(f["reason"]["message"].as_str().unwrap_or_default(), 160)
+            );
         }
         let log = std::fs::read_to_string(server.log()).unwrap_or_default();
         let (pt, pms, ct, cms) = server_timings(&log[log_before.min(log.len())..]);
