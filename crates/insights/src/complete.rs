@@ -60,16 +60,30 @@ pub struct CompletionError {
     /// them, like after a fatal status (e.g. a provider asking to wait
     /// longer than a run waits).
     pub stops_run: bool,
+    /// The call was never sent: the user stopped the run while it waited
+    /// (a paused run). The unit ends like a step not begun: owed, with no
+    /// failure row.
+    pub withdrawn: bool,
 }
 
 impl CompletionError {
     /// An error that is the provider's answer (a status, or a client error like a cut answer).
     pub fn provider(message: impl Into<String>, status: Option<u16>, retryable: bool) -> Self {
-        CompletionError { message: message.into(), status, retryable: Some(retryable), stops_run: false }
+        CompletionError {
+            message: message.into(),
+            status,
+            retryable: Some(retryable),
+            stops_run: false,
+            withdrawn: false,
+        }
     }
     /// Anything else.
     pub fn other(message: impl Into<String>) -> Self {
-        CompletionError { message: message.into(), status: None, retryable: None, stops_run: false }
+        CompletionError { message: message.into(), status: None, retryable: None, stops_run: false, withdrawn: false }
+    }
+    /// A call taken back before it was sent (the run was stopped while it waited).
+    pub fn withdrawn() -> Self {
+        CompletionError { withdrawn: true, ..CompletionError::other("not sent: the run was stopped") }
     }
     /// The same error, stopping the run.
     pub fn stopping_the_run(self) -> Self {

@@ -254,6 +254,8 @@ fn validate(prompt: &Prompt, level: Level, json: &serde_json::Value) -> Result<V
 /// Why one prompt failed: the reason and the calls it made.
 struct PromptFailure {
     reason: FailureReason,
+    /// Never sent ([`CompletionError::withdrawn`]): the step ends as not begun.
+    withdrawn: bool,
     /// The completer said no further call should start.
     stops_run: bool,
 }
@@ -292,7 +294,7 @@ async fn ask(
                 if e.status.is_none() && e.retryable == Some(false) {
                     *calls += 1;
                 }
-                return Err(PromptFailure { stops_run: e.stops_run, reason: reason_of(e) });
+                return Err(PromptFailure { stops_run: e.stops_run, withdrawn: e.withdrawn, reason: reason_of(e) });
             }
         };
         *calls += 1;
@@ -308,6 +310,7 @@ async fn ask(
             Err(text) => {
                 return Err(PromptFailure {
                     stops_run: false,
+                    withdrawn: false,
                     reason: FailureReason {
                         kind: FailureKind::InvalidAnswer,
                         message: format!("the answer was still invalid after one repair: {text}"),
@@ -524,6 +527,7 @@ async fn run_step(
             let mut usage = Usage::default();
             let mut answers = Vec::new();
             let mut failure = None;
+            let mut withdrawn = false;
             let prompts = crate::prompt::prompts(&pack, plan_options.max_scc);
             let asked = prompts.len();
             for prompt in prompts {
@@ -533,6 +537,10 @@ async fn run_step(
                 }
                 match ask(completer, prompt, &step.model, unit, options.max_tokens, &mut calls, &mut usage).await {
                     Ok(a) => answers.push(a),
+                    Err(f) if f.withdrawn => {
+                        withdrawn = true;
+                        break;
+                    }
                     Err(f) => {
                         failure = Some((f.reason, f.stops_run));
                         break;
@@ -568,6 +576,12 @@ async fn run_step(
                         metadata: None,
                     });
                 }
+            }
+            if withdrawn && records.is_empty() {
+                // Stopped while it waited to be sent: not begun, still owed.
+                st.counts.skipped += 1;
+                st.stopped = true;
+                return event(Outcome::Stopped);
             }
             if failure.is_none() && answered < asked {
                 st.counts.skipped += 1;

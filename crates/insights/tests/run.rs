@@ -337,6 +337,59 @@ fn a_user_stop_keeps_what_finished_and_leaves_the_rest_owed_without_failures() {
     assert_eq!(book.records.len(), 6);
 }
 
+/// A completer whose calls after the first `after` are withdrawn: a run
+/// stopped while paused, its parked calls never sent.
+struct Withdrawing {
+    inner: Fake,
+    after: usize,
+}
+
+impl Completer for Withdrawing {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn complete(&self, req: CompletionRequest) -> LocalFuture<'_, Result<Completion, CompletionError>> {
+        if self.inner.count() >= self.after {
+            return Box::pin(std::future::ready(Err(CompletionError::withdrawn())));
+        }
+        self.inner.complete(req)
+    }
+}
+
+#[test]
+fn a_call_withdrawn_before_it_is_sent_leaves_its_unit_owed_without_a_failure() {
+    let m = model_with(false);
+    let corpus = Corpus::build(&m, View::all(), None).unwrap();
+    let src = MemorySources::default();
+    let slicer = SourceSlicer::new(&src, 200);
+    let mut book = MemoryBook::default();
+    let plan = plan_run(&corpus, &slicer, &book, &options());
+    let withdrawing = Withdrawing { inner: Fake::new(), after: 2 };
+    let key_of = |_: &str| None;
+    let outcomes = RefCell::new(Vec::new());
+    let on_step = |e: &insights::run::StepEvent| outcomes.borrow_mut().push(e.outcome.clone());
+    let opts = RunOptions {
+        concurrency: 1,
+        max_tokens: None,
+        previous_failures: Default::default(),
+        key_of: &key_of,
+        on_step: &on_step,
+        stop: None,
+    };
+    let r = block_on(run(&corpus, &plan, &options(), &slicer, &mut book, &withdrawing, &opts));
+    assert!(r.stopped, "a withdrawn call means the user stopped the run");
+    assert_eq!(withdrawing.inner.count(), 2, "only two calls were sent");
+    assert_eq!(r.counts.calls, 2, "a withdrawn call is not a call");
+    assert!(r.failures.is_empty(), "a withdrawn call is not a failure");
+    let stopped = outcomes.borrow().iter().filter(|o| matches!(o, insights::run::Outcome::Stopped)).count();
+    assert_eq!(stopped, 3);
+    assert_eq!(r.counts.skipped, 3);
+    // Nothing is owed as a failure: the next run simply asks the three.
+    let again = Fake::new();
+    run_once(&m, &mut book, &again, &options(), 2);
+    assert_eq!(again.count(), 3);
+}
+
 /// A book whose puts fail from the `fail_from`-th on (a full disk).
 struct FailingBook {
     inner: MemoryBook,
