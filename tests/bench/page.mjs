@@ -9,6 +9,11 @@
 //     before loading starts, while loading, and while planning and rendering
 //     the plan.
 //
+//   node tests/bench/page.mjs drop MODEL_PATH [TIMEOUT_SECONDS]
+//     A fresh browser opens the landing, then a model file is dropped on the
+//     page (a real `drop` event carrying the file): from the drop until the
+//     plan is shown (every load plans at once), the long tasks meanwhile.
+//
 //   node tests/bench/page.mjs demo [TIMEOUT_SECONDS]
 //     The bundled demo (?demo) opened twice in one browser context, the first
 //     to warm the HTTP cache (and the store in OPFS): for each load, the first
@@ -106,6 +111,40 @@ async function model(modelPath, timeoutSeconds = 1800) {
   }
 }
 
+async function drop(modelPath, timeoutSeconds = 120) {
+  const timeout = Number(timeoutSeconds) * 1000;
+  const browser = await launch();
+  try {
+    const context = await browser.newContext();
+    await instrument(context);
+    const page = await context.newPage();
+    await page.goto(BASE_URL, { waitUntil: 'load' });
+    await page.locator('#worker-status[data-state="ready"]').waitFor({ state: 'attached', timeout });
+    // The file is in the page's memory before the drop, as a dragged file is.
+    const droppedAt = await page.evaluate(async (path) => {
+      const bytes = await (await fetch(path)).arrayBuffer();
+      const file = new File([bytes], 'model.jsonl');
+      const data = new DataTransfer();
+      data.items.add(file);
+      const at = performance.now();
+      document.querySelector('main').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+      return at;
+    }, modelPath);
+    const planned = await reached(page, 'plan-status', 'planned', timeout, async () => '');
+    await page.waitForTimeout(500);
+    const { longTasks, marks } = await collected(page);
+    return {
+      droppedAt,
+      loadedAt: marks['model-status:loaded'],
+      plannedAt: marks['plan-status:planned'],
+      ...(await numbers(planned, ['millis', 'units', 'calls'])),
+      longTasks: longTasksBetween(longTasks, droppedAt, Infinity),
+    };
+  } finally {
+    await browser.close();
+  }
+}
+
 async function demo(timeoutSeconds = 120) {
   const timeout = Number(timeoutSeconds) * 1000;
   const browser = await launch();
@@ -139,6 +178,6 @@ async function demo(timeoutSeconds = 120) {
   }
 }
 
-const runs = { model, demo };
-if (!runs[mode]) throw new Error('usage: page.mjs model MODEL_PATH [TIMEOUT_SECONDS] | demo [TIMEOUT_SECONDS]');
+const runs = { model, drop, demo };
+if (!runs[mode]) throw new Error('usage: page.mjs model MODEL_PATH [TIMEOUT_SECONDS] | drop MODEL_PATH [TIMEOUT_SECONDS] | demo [TIMEOUT_SECONDS]');
 console.log(JSON.stringify(await runs[mode](...rest)));

@@ -34,8 +34,26 @@ export async function replanned(page, units) {
   assert.equal(reused + templated, units, `reused ${reused} + templated ${templated}`);
 }
 
+/// The demo loaded as a user would by hand (the model and its archive by
+/// address): it plans, and nothing runs by itself (`?demo` also runs the
+/// offline demo and opens Navigate).
+export const DEMO_BY_HAND = '?model=fixtures/demo/model.jsonl&src=fixtures/demo/demo-src.zip';
+
+/** Waits for the Worker to be ready (its status line shows only on a problem). */
+export async function workerReady(page) {
+  const status = page.locator('#worker-status[data-state="ready"]');
+  await status.waitFor({ state: 'attached', timeout: 30_000 });
+  return status;
+}
+
+/** Opens the provider card's "More" (calls at once, output cap, structured output, the key). */
+export async function providerMore(page) {
+  await page.evaluate(() => { document.querySelector('#provider-more').open = true; });
+}
+
 export async function chooseProvider(page, kind, baseUrl) {
   await page.selectOption('#provider-kind', kind);
+  await providerMore(page);
   if (baseUrl) await page.fill('#provider-base-url', baseUrl);
 }
 
@@ -47,7 +65,8 @@ export async function runAndConfirm(page) {
 
 export async function finished(page, timeout = 120_000) {
   const status = page.locator('#run-status[data-state="finished"], #run-status[data-state="aborted"], #run-status[data-state="stopped"]');
-  await status.waitFor({ timeout });
+  // Attached, not visible: the demo's own run ends on the Navigate tab.
+  await status.waitFor({ state: 'attached', timeout });
   return status;
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, need, BASE_URL } from './browser.mjs';
-import { open, shot, planned, replanned, chooseProvider, runAndConfirm, finished } from './app.mjs';
+import { open, shot, planned, replanned, chooseProvider, runAndConfirm, finished, DEMO_BY_HAND } from './app.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SLOW = need('E2E_MOCK_SLOW_URL');
@@ -26,7 +26,7 @@ after(async () => {
 
 test('the demo: load, plan, estimate, run offline, download the side-car that the CLI exports identically', async () => {
   const context = await browser.newContext({ acceptDownloads: true });
-  const { page, problems } = await open(context, '?demo');
+  const { page, problems } = await open(context, DEMO_BY_HAND);
   try {
     await page.locator('#model-status[data-state="loaded"]').waitFor({ timeout: 30_000 });
     const source = page.locator('#source-status[data-state="loaded"]');
@@ -38,6 +38,7 @@ test('the demo: load, plan, estimate, run offline, download the side-car that th
     assert.ok(units > 20 && calls > 0, `units ${units}, calls ${calls}`);
     assert.ok(Number(await plan.getAttribute('data-templated')) > 0, 'the demo has templated members');
     // The table pages and filters in the worker.
+    await page.click('#plan-details summary');
     assert.equal(await page.locator('#plan-table tbody tr').count(), Math.min(units, 50));
     await page.selectOption('#filter-level', 'module');
     await page.locator('#plan-table tbody tr[data-level="module"]').first().waitFor();
@@ -139,10 +140,9 @@ test('?demo never spends: a remembered provider is not used, and no request leav
   await first.page.close();
   const { page, problems } = await open(context, '?demo');
   try {
-    await planned(page);
-    assert.equal(await page.inputValue('#provider-kind'), 'demo');
-    await runAndConfirm(page);
+    // The demo plans and runs by itself, on the offline completer.
     const done = await finished(page);
+    assert.equal(await page.inputValue('#provider-kind'), 'demo');
     assert.equal(await done.getAttribute('data-state'), 'finished');
     // The run's end is announced in a polite live region.
     assert.equal(await page.getAttribute('#run-live', 'aria-live'), 'polite');

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch } from './browser.mjs';
-import { open, shot, planned, runAndConfirm, finished } from './app.mjs';
+import { open, shot, planned, runAndConfirm, finished, DEMO_BY_HAND } from './app.mjs';
 
 let browser;
 before(async () => {
@@ -35,14 +35,14 @@ async function ask(page, question) {
 test('explore the demo: map, modes, links into the navigator, copy, explanations', async () => {
   const context = await browser.newContext();
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  const { page, problems } = await open(context, '?demo');
+  const { page, problems } = await open(context, DEMO_BY_HAND);
   try {
     await planned(page);
     await page.click('#tab-explore');
     let answer = await ask(page, 'how is a rental priced?');
     assert.equal(await answer.getAttribute('data-mode'), 'map');
     assert.ok(Number(await answer.getAttribute('data-symbols')) > 0);
-    const map = await page.locator('#explore-map').innerText();
+    const map = await page.locator('#explore-map').textContent();
     assert.match(map, /Pricing/);
     assert.ok(map.length < 8000, `a map is compact: ${map.length} characters`);
     assert.doesNotMatch(map, /```java/, 'the map mode carries no bodies');
@@ -60,7 +60,7 @@ test('explore the demo: map, modes, links into the navigator, copy, explanations
 
     // What the map echoes is text: markup in a question stays inert.
     answer = await ask(page, 'Money <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>');
-    assert.match(await page.locator('#explore-map').innerText(), /<script>window\.__pwned=2<\/script>/);
+    assert.match(await page.locator('#explore-map').textContent(), /<script>window\.__pwned=2<\/script>/);
     assert.equal(await page.locator('#explore-answer script, #explore-answer img').count(), 0);
     assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
 
@@ -81,7 +81,7 @@ test('explore the demo: map, modes, links into the navigator, copy, explanations
     await page.click('#tab-explore');
     answer = await ask(page, 'how is a rental priced?');
     assert.ok((await page.locator('#explore-symbols .inference').count()) > 0);
-    assert.match(await page.locator('#explore-map').innerText(), /generated/i);
+    assert.match(await page.locator('#explore-map').textContent(), /generated/i);
     await shot(page, 'explore');
     assert.deepEqual(problems, []);
   } finally {
@@ -91,7 +91,7 @@ test('explore the demo: map, modes, links into the navigator, copy, explanations
 
 test('?mode= in the address beats the saved setting', async () => {
   const context = await browser.newContext();
-  const { page } = await open(context, '?demo&mode=snippets');
+  const { page } = await open(context, `${DEMO_BY_HAND}&mode=snippets`);
   try {
     await planned(page);
     await page.click('#tab-explore');

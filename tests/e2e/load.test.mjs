@@ -42,7 +42,7 @@ test('a malformed model gets an error panel naming the line and the rule', async
       'dangling-edge.jsonl:197: edge "o" refers to entity 9001, but the model has 179 entities',
     );
     // The page stays usable: the worker still answers.
-    assert.match(await page.locator('#worker-status').innerText(), /^worker ready: /);
+    assert.match(await page.locator('#worker-status').textContent(), /^worker ready: /);
     assert.deepEqual(problems, []);
   } finally {
     await page.screenshot({ path: join(ARTIFACTS, 'load-error.png'), fullPage: true });

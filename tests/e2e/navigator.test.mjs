@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, need } from './browser.mjs';
-import { open, shot, planned, runAndConfirm, finished } from './app.mjs';
+import { open, shot, planned, runAndConfirm, finished, providerMore, DEMO_BY_HAND } from './app.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = need('E2E_CLI');
@@ -166,7 +166,7 @@ test('the upstream fixture with an imported side-car: tree, search, deep link, d
 
 test('the demo: full-text search over the explanations, and stale marking after a source change', async () => {
   const context = await browser.newContext();
-  const { page } = await open(context, '?demo');
+  const { page } = await open(context, DEMO_BY_HAND);
   try {
     await planned(page);
     await runAndConfirm(page);
@@ -231,6 +231,7 @@ test('during a run, an explanation appears in the navigator as its unit commits'
   try {
     await planned(page);
     await page.selectOption('#provider-kind', 'openai-compatible');
+    await providerMore(page);
     await page.fill('#provider-base-url', SLOW);
     await page.fill('#concurrency', '2');
     await runAndConfirm(page);

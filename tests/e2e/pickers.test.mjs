@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, need } from './browser.mjs';
-import { open, shot, planned } from './app.mjs';
+import { open, shot, planned, workerReady, DEMO_BY_HAND } from './app.mjs';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'demo');
 const SLOW = need('E2E_MOCK_SLOW_URL');
@@ -22,7 +22,7 @@ test('a model and an archive picked by hand are read, matched and planned', asyn
   const context = await browser.newContext();
   const { page, problems } = await open(context, '');
   try {
-    await page.locator('#worker-status', { hasText: 'worker ready' }).waitFor({ timeout: 30_000 });
+    await workerReady(page);
     // The archive first: it waits for its model.
     await page.setInputFiles('#pick-source', join(DEMO, 'demo-src.zip'));
     await page.setInputFiles('#pick-model', join(DEMO, 'model.jsonl'));
@@ -58,7 +58,7 @@ test('a source folder picked with the directory picker is matched against the mo
 
 test('prices come from the provider model list, and the scope picker narrows the plan', async () => {
   const context = await browser.newContext();
-  const { page } = await open(context, '?demo');
+  const { page } = await open(context, DEMO_BY_HAND);
   try {
     const full = await planned(page);
     const allCalls = Number(await full.getAttribute('data-calls'));

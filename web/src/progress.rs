@@ -145,6 +145,7 @@ impl Progress {
             store_errors: result.book_errors.clone(),
             millis,
             output_modes: result.output_modes.clone(),
+            highlight: None,
         }
     }
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -51,6 +51,9 @@ pub enum ToWorker {
     Run { request: RunRequest },
     /// Ask the provider's model list for `model`'s prices; answered by [`FromWorker::ModelPrices`].
     FetchPrices { provider: ProviderSettings, model: String },
+    /// Read the provider's model list (ids, and prices where it lists
+    /// them); answered by [`FromWorker::ProviderModels`].
+    FetchModels { provider: ProviderSettings },
     /// Module and type ids containing `text` (for the scope picker); answered
     /// by [`FromWorker::ScopeSuggestions`].
     SuggestScope { text: String },
@@ -112,9 +115,80 @@ pub struct MapSymbol {
     pub name: String,
     pub kind: String,
     pub node: Option<u32>,
+    /// `file:line`, when the model has it.
+    #[serde(default)]
+    pub anchor: Option<String>,
     /// The one-line explanation, if one was bought (generated text).
     pub explanation: Option<String>,
     pub stale: bool,
+}
+
+/// A symbol an explore map points at, with its navigator node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapLink {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub node: Option<u32>,
+    /// `file:line`, when the model has it.
+    pub anchor: Option<String>,
+}
+
+/// One relation of a blast radius: `4 invokers in 2 files` and their names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlastGroupView {
+    pub label: String,
+    pub names: Vec<String>,
+    /// Names beyond the map's cap.
+    pub more: u64,
+}
+
+/// What depends on one symbol.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlastView {
+    pub root: MapLink,
+    pub groups: Vec<BlastGroupView>,
+}
+
+/// A call into a method with implementations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DispatchView {
+    pub caller: Option<MapLink>,
+    pub callee: MapLink,
+    pub supertype: String,
+    pub implementations: Vec<MapLink>,
+    pub more: u64,
+}
+
+/// Edges of one kind among the listed symbols.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelationView {
+    /// How the map says the kind (`calls`).
+    pub label: String,
+    /// `from → to`, by qualified names.
+    pub pairs: Vec<(String, String)>,
+    /// Pairs left out.
+    pub more: u64,
+}
+
+/// The map's structure, for the page to show as lists with links (the
+/// Markdown stays for "copy as Markdown").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapOutline {
+    pub matched: u64,
+    pub files: u64,
+    pub not_found: Vec<String>,
+    pub notes: Vec<String>,
+    /// The call path: how each step is reached (`calls`, `dispatch`; none on the first).
+    pub flow: Vec<(Option<String>, MapLink)>,
+    pub other_paths: u64,
+    pub blast: Vec<BlastView>,
+    pub blast_more: u64,
+    pub dispatch: Vec<DispatchView>,
+    /// Edges among the listed symbols, by kind.
+    pub relationships: Vec<RelationView>,
+    /// Names of the first symbols not listed.
+    pub more: Vec<String>,
 }
 
 /// An explore answer, as the page shows it.
@@ -124,6 +198,8 @@ pub struct ExploreAnswer {
     pub mode: String,
     pub markdown: String,
     pub symbols: Vec<MapSymbol>,
+    #[serde(default)]
+    pub outline: MapOutline,
     pub chars: u64,
     pub tokens: u64,
     /// Answering (index included when it had to be built), in milliseconds.
@@ -219,6 +295,13 @@ pub enum FromWorker {
     ModelPrices {
         model: String,
         prices: Option<Prices>,
+        message: Option<String>,
+    },
+    /// The provider's model list (empty, with the reason, when it has none
+    /// or it could not be read). `provider` names the provider asked.
+    ProviderModels {
+        provider: String,
+        models: Vec<ListedModel>,
         message: Option<String>,
     },
     /// Module and type ids for the scope picker (at most [`MAX_SUGGESTIONS`]), and how many matched.
@@ -409,6 +492,13 @@ pub struct Prices {
     pub output: f64,
 }
 
+/// A model of a provider's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListedModel {
+    pub id: String,
+    pub prices: Option<Prices>,
+}
+
 /// Which rows of the plan's table to send.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowQuery {
@@ -518,6 +608,35 @@ impl ProviderSettings {
                 Some("a base URL starting with http:// or https://".into())
             }
             _ => None,
+        }
+    }
+
+    /// What is missing, field by field: `(the page's input id, what it
+    /// needs)`, so the page says it beside the control.
+    pub fn missing_fields(&self) -> Vec<(&'static str, String)> {
+        let empty = |s: &str| s.trim().is_empty();
+        match self {
+            ProviderSettings::Demo => vec![],
+            ProviderSettings::OpenRouter { key } if empty(key) => {
+                vec![(
+                    "provider-key",
+                    "OpenRouter needs an API key to explain (planning and prices work without one)".into(),
+                )]
+            }
+            ProviderSettings::OpenRouter { .. } => vec![],
+            ProviderSettings::CloudflareGateway { token, account, gateway } => [
+                (token, "provider-key", "an API token"),
+                (account, "provider-account", "the account id"),
+                (gateway, "provider-gateway", "the gateway id"),
+            ]
+            .into_iter()
+            .filter(|(v, _, _)| empty(v))
+            .map(|(_, id, what)| (id, format!("Cloudflare AI Gateway needs {what}")))
+            .collect(),
+            ProviderSettings::OpenaiCompatible { .. } => match self.missing() {
+                Some(m) => vec![("provider-base-url", format!("the server needs {m}"))],
+                None => vec![],
+            },
         }
     }
 
@@ -635,6 +754,10 @@ pub struct RunReport {
     /// `(model, output mode)` the answers came back in.
     #[serde(default)]
     pub output_modes: Vec<(String, String)>,
+    /// The explained type to open the results on: the most connected one
+    /// the store holds an explanation for.
+    #[serde(default)]
+    pub highlight: Option<String>,
 }
 
 /// The store of the loaded model.

@@ -7,7 +7,7 @@
 //! | clang, chromium, chromedriver | `dpkg-query` | `apt-get update` (only then) + `apt-get install -y` |
 //! | Trunk | `trunk --version` = [`TRUNK_VERSION`] | `cargo install --locked trunk@…` |
 //! | wasm-bindgen CLI | `wasm-bindgen --version` = the locked `wasm-bindgen` | `cargo install wasm-bindgen-cli --version … --no-default-features` |
-//! | playwright-core | `tests/e2e/node_modules/playwright-core/package.json` | `npm install` in `tests/e2e` |
+//! | playwright-core, axe-core | `tests/e2e/node_modules/<package>/package.json` | `npm ci` in `tests/e2e` |
 //! | llama-cpp-python + SmolLM2 | the venv's `llama_cpp` version and the GGUF | see [`crate::local_llm`] |
 
 use crate::root;
@@ -16,6 +16,8 @@ use std::process::{Command, Stdio};
 
 pub const TRUNK_VERSION: &str = "0.21.14";
 pub const PLAYWRIGHT_VERSION: &str = "1.64.1";
+/// The accessibility engine the E2E tests run on every tab (as `tests/e2e/package.json` pins it).
+pub const AXE_VERSION: &str = "4.14.1";
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const APT_PACKAGES: &[&str] = &["clang", "chromium", "chromium-driver"];
 
@@ -230,12 +232,15 @@ pub fn e2e_dir() -> PathBuf {
 }
 
 fn playwright() -> crate::Result {
-    let what = format!("npm playwright-core {PLAYWRIGHT_VERSION}");
+    let wanted = [("playwright-core", PLAYWRIGHT_VERSION), ("axe-core", AXE_VERSION)];
+    let what = wanted.iter().map(|(name, v)| format!("{name} {v}")).collect::<Vec<_>>().join(", ");
+    let what = format!("npm {what}");
     let dir = e2e_dir();
-    let pkg = dir.join("node_modules/playwright-core/package.json");
-    let installed = std::fs::read_to_string(&pkg)
-        .ok()
-        .is_some_and(|s| s.contains(&format!("\"version\": \"{PLAYWRIGHT_VERSION}\"")));
+    let installed = wanted.iter().all(|(name, version)| {
+        std::fs::read_to_string(dir.join("node_modules").join(name).join("package.json"))
+            .ok()
+            .is_some_and(|s| s.contains(&format!("\"version\": \"{version}\"")))
+    });
     if installed {
         report(&what, "present");
         return Ok(());

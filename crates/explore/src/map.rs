@@ -201,7 +201,7 @@ pub enum Relation {
 }
 
 impl Relation {
-    pub(crate) fn noun(self, n: usize) -> &'static str {
+    pub fn noun(self, n: usize) -> &'static str {
         let one = n == 1;
         match self {
             Relation::Invokers => ["invokers", "invoker"][one as usize],

@@ -185,6 +185,42 @@ impl Walk {
         &self.dep_units[i]
     }
 
+    /// Type units (cycles left out), the most connected first: by the
+    /// dependencies between their operations and other types' operations,
+    /// both ways (a service called from everywhere and calling much ranks
+    /// high), then by id. What a first look at the results opens on.
+    pub fn types_by_calls(&self) -> Vec<usize> {
+        let n = self.units.len();
+        // The type unit each operation unit belongs to (a type depends on its operations).
+        let mut owner = vec![usize::MAX; n];
+        for (t, u) in self.units.iter().enumerate() {
+            if u.level == Level::Type {
+                for &d in &self.dep_units[t] {
+                    if self.units[d].level == Level::Operation {
+                        owner[d] = t;
+                    }
+                }
+            }
+        }
+        let mut links = vec![0u64; n];
+        for (i, u) in self.units.iter().enumerate() {
+            if u.level != Level::Operation || owner[i] == usize::MAX {
+                continue;
+            }
+            for &d in &self.dep_units[i] {
+                let other = owner[d];
+                if other != usize::MAX && other != owner[i] {
+                    links[owner[i]] += 1;
+                    links[other] += 1;
+                }
+            }
+        }
+        let mut types: Vec<usize> =
+            (0..n).filter(|&i| self.units[i].level == Level::Type && !self.units[i].is_cycle()).collect();
+        types.sort_by(|&a, &b| links[b].cmp(&links[a]).then_with(|| self.units[a].id.cmp(&self.units[b].id)));
+        types
+    }
+
     /// Number of unit members of a level (every id that will get a record).
     pub fn member_count(&self, level: Level) -> usize {
         self.units.iter().filter(|u| u.level == level).map(|u| u.members.len()).sum()
@@ -224,6 +260,24 @@ mod tests {
         assert_eq!(again.dep_units, w.dep_units);
         assert_eq!(again.unit_of("T.f1").map(|u| u.id.as_str()), Some("T.f1"));
         assert_eq!(again.unit_index_of("nope"), None);
+    }
+
+    #[test]
+    fn types_rank_by_the_calls_between_their_operations_and_other_types() {
+        // A.a calls B.b and C.c; B.b calls C.c; C is called twice, A calls twice, B once each way.
+        let ids: Vec<Id> = ["A", "A.a", "B", "B.b", "C", "C.c"].map(Id::from).to_vec();
+        let comps: Vec<Vec<u32>> = (0..6).map(|i| vec![i]).collect();
+        let succ = vec![vec![1], vec![3, 5], vec![3], vec![5], vec![5], vec![]];
+        let level = |node: u32| if ids[node as usize].contains('.') { Level::Operation } else { Level::Type };
+        let w = Walk::layer(&comps, &succ, |node| &ids[node as usize], level).unwrap();
+        let ranked: Vec<&str> = w.types_by_calls().into_iter().map(|i| w.units[i].id.as_str()).collect();
+        // A: 2 (a→b, a→c); B: 2 (a→b, b→c); C: 2 (a→c, b→c): ties go by id.
+        assert_eq!(ranked, vec!["A", "B", "C"]);
+        let succ = vec![vec![1], vec![5], vec![3], vec![5], vec![5], vec![]];
+        let w = Walk::layer(&comps, &succ, |node| &ids[node as usize], level).unwrap();
+        let ranked: Vec<&str> = w.types_by_calls().into_iter().map(|i| w.units[i].id.as_str()).collect();
+        // C is called by both; A and B call once each.
+        assert_eq!(ranked, vec!["C", "A", "B"]);
     }
 
     #[test]

@@ -23,23 +23,39 @@ pub fn models_url(config: &ProviderConfig) -> Option<String> {
     }
 }
 
+/// One model of a provider's list, with its prices when the list gives them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedModel {
+    pub id: String,
+    pub prices: Option<ModelPrices>,
+}
+
+/// Every model of a model-list body, in the list's order.
+pub fn parse_models(body: &str) -> Result<Vec<ListedModel>, String> {
+    let json: serde_json::Value = serde_json::from_str(body).map_err(|e| format!("the model list is not JSON: {e}"))?;
+    let list = json.get("data").and_then(|d| d.as_array()).ok_or("the model list has no `data` array")?;
+    Ok(list
+        .iter()
+        .filter_map(|entry| {
+            let id = entry.get("id")?.as_str()?.trim();
+            // Per-token prices, written as strings by OpenRouter (numbers accepted too).
+            let per_token = |key: &str| -> Option<f64> {
+                let v = entry.get("pricing")?.get(key)?;
+                v.as_f64().or_else(|| v.as_str()?.trim().parse().ok()).filter(|p: &f64| p.is_finite() && *p >= 0.0)
+            };
+            let prices = match (per_token("prompt"), per_token("completion")) {
+                (Some(i), Some(o)) => Some(ModelPrices { input: per_million(i), output: per_million(o) }),
+                _ => None,
+            };
+            (!id.is_empty()).then(|| ListedModel { id: id.to_owned(), prices })
+        })
+        .collect())
+}
+
 /// The prices of `model` in a model-list body; `Ok(None)` when the list
 /// does not name the model or gives it no prices.
 pub fn parse_prices(body: &str, model: &str) -> Result<Option<ModelPrices>, String> {
-    let json: serde_json::Value = serde_json::from_str(body).map_err(|e| format!("the model list is not JSON: {e}"))?;
-    let list = json.get("data").and_then(|d| d.as_array()).ok_or("the model list has no `data` array")?;
-    let Some(entry) = list.iter().find(|m| m.get("id").and_then(|i| i.as_str()) == Some(model)) else {
-        return Ok(None);
-    };
-    // Per-token prices, written as strings by OpenRouter (numbers accepted too).
-    let per_token = |key: &str| -> Option<f64> {
-        let v = entry.get("pricing")?.get(key)?;
-        v.as_f64().or_else(|| v.as_str()?.trim().parse().ok()).filter(|p: &f64| p.is_finite() && *p >= 0.0)
-    };
-    Ok(match (per_token("prompt"), per_token("completion")) {
-        (Some(i), Some(o)) => Some(ModelPrices { input: per_million(i), output: per_million(o) }),
-        _ => None,
-    })
+    Ok(parse_models(body)?.into_iter().find(|m| m.id == model).and_then(|m| m.prices))
 }
 
 /// USD per token → per million tokens, rounded to a millionth of a dollar
@@ -48,13 +64,9 @@ fn per_million(per_token: f64) -> f64 {
     (per_token * 1e12).round() / 1e6
 }
 
-/// Asks the provider's model list for `model`'s prices.
-pub async fn model_prices<T: Transport>(
-    transport: &T,
-    config: &ProviderConfig,
-    model: &str,
-) -> Result<Option<ModelPrices>, String> {
-    let Some(url) = models_url(config) else { return Ok(None) };
+/// Reads the provider's model list (`Ok(empty)` for a provider without one).
+pub async fn model_list<T: Transport>(transport: &T, config: &ProviderConfig) -> Result<Vec<ListedModel>, String> {
+    let Some(url) = models_url(config) else { return Ok(Vec::new()) };
     // OpenRouter's list is public: no key is sent for it (and none leaves for a read).
     let headers = match config {
         ProviderConfig::OpenAiCompatible { .. } => {
@@ -67,7 +79,19 @@ pub async fn model_prices<T: Transport>(
     if response.status != 200 {
         return Err(format!("{url}: HTTP {}", response.status));
     }
-    parse_prices(&response.body, model)
+    parse_models(&response.body)
+}
+
+/// Asks the provider's model list for `model`'s prices.
+pub async fn model_prices<T: Transport>(
+    transport: &T,
+    config: &ProviderConfig,
+    model: &str,
+) -> Result<Option<ModelPrices>, String> {
+    if models_url(config).is_none() {
+        return Ok(None);
+    }
+    Ok(model_list(transport, config).await?.into_iter().find(|m| m.id == model).and_then(|m| m.prices))
 }
 
 #[cfg(test)]
@@ -88,6 +112,9 @@ mod tests {
         assert_eq!(parse_prices(LIST, "x/unknown").unwrap(), None);
         assert!(parse_prices("<html>", "a/b").unwrap_err().contains("not JSON"));
         assert!(parse_prices("{}", "a/b").unwrap_err().contains("`data`"));
+        let ids: Vec<(String, bool)> =
+            parse_models(LIST).unwrap().into_iter().map(|m| (m.id, m.prices.is_some())).collect();
+        assert_eq!(ids, vec![("a/b".into(), true), ("c/free".into(), true), ("d/none".into(), false)]);
     }
 
     #[test]

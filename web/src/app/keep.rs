@@ -73,14 +73,17 @@ pub fn KeepPanel() -> impl IntoView {
         input.set_value("");
     };
     view! {
-        <section id="keep" class="panel">
-            <h2>"4. Keep"</h2>
-            <div class="form">
+        <section id="keep" class="panel" aria-labelledby="keep-title">
+            <div class="card-head">
+                <h2 id="keep-title">"Keep"</h2>
+                <p class="hint">"Every finished unit is already saved in this browser. The side-car is the file the codegraph CLI reads and writes."</p>
+            </div>
+            <div class="actions">
                 <button id="download-sidecar" disabled=move || !has_store() || ui.store.get().is_none_or(|s| s.records == 0)
                     on:click=move |_| send(&ToWorker::ExportSidecar)>
                     "Download the side-car (.insights.jsonl)"
                 </button>
-                <label class="picker">"Import a side-car "
+                <label class="button file-button">"Import a side-car…"
                     <input id="pick-sidecar" type="file" accept=".jsonl" disabled=move || !has_store() || !loaded() on:change=on_import />
                 </label>
             </div>
@@ -99,11 +102,8 @@ pub fn KeepPanel() -> impl IntoView {
                     <button id="cancel-import" on:click=move |_| cancel_import(ui)>"Keep the store as it is"</button>
                 </div>
             })}
-            {move || ui.notice.get().map(|n| view! {
-                <p id="notice" role="status">{n}<button class="dismiss" on:click=move |_| ui.notice.set(None)>"×"</button></p>
-            })}
             <h3>"Stores in this browser"</h3>
-            <table id="stores" class="figures-table">
+            <table id="stores" class="figures-table cards">
                 <thead><tr><th>"store"</th><th>"size"</th><th></th></tr></thead>
                 <tbody>
                     {move || {
@@ -117,10 +117,10 @@ pub fn KeepPanel() -> impl IntoView {
                         let confirm_text = format!("Delete {label} and every record in it? Records not downloaded are lost.");
                         view! {
                             <tr data-name=s.name.clone() class:current=s.current>
-                                <td><span class="store-label">{label}</span>{s.current.then_some(" (this model)")}
+                                <td class="unit"><span class="store-label">{label}</span>{s.current.then_some(" (this model)")}
                                     {model.is_some().then(|| view! { <br /><span class="hint store-file">{file.clone()}</span> })}</td>
-                                <td>{mb(s.bytes)}</td>
-                                <td>
+                                <td data-label="size">{mb(s.bytes)}</td>
+                                <td class="row-actions">
                                     <button class="export-store" on:click=move |_| send(&ToWorker::ExportStore { name: export_name.clone() })>"Download"</button>
                                     <button class="delete-store" disabled=move || ui.is_running() on:click=move |_| {
                                         let ok = web_sys::window().and_then(|w| w.confirm_with_message(&confirm_text).ok()).unwrap_or(false);

@@ -30,7 +30,7 @@ pub fn spawn(ui: Ui) -> Result<(), String> {
                 }
             }
             Ok(msg) => ui.apply(msg),
-            Err(e) => ui.status.set(format!("unreadable worker message: {e}")),
+            Err(e) => ui.worker_problem(format!("unreadable worker message: {e}")),
         }
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -38,7 +38,7 @@ pub fn spawn(ui: Ui) -> Result<(), String> {
 
     let onerror = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
         let message = format!("the worker failed: {}", ev.message());
-        ui.status.set(message.clone());
+        ui.worker_problem(message.clone());
         // A trap (e.g. wasm memory exhausted) ends whatever was going.
         if ui.planning.get_untracked() == Planning::Running {
             ui.planning.set(Planning::Failed(message.clone()));

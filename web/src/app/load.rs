@@ -42,6 +42,7 @@ pub fn open_demo(ui: Ui) {
     // the offline completer (the user may still pick another afterwards).
     ui.provider.kind.set("demo".into());
     ui.auto_plan.set(true);
+    ui.tour.set(super::state::Tour::Planning);
     load_model_url(ui, DEMO_MODEL.into(), Some(DEMO_SOURCE.into()));
 }
 
@@ -163,18 +164,34 @@ pub fn LoadPanel() -> impl IntoView {
             let _ = input.set_attribute("webkitdirectory", "");
         }
     });
+    let loaded = move || matches!(ui.load.get(), Load::Loaded(_) | Load::Reading { .. });
     view! {
-        <section id="load" class="panel">
-            <h2>"1. Load"</h2>
-            <p class="hint">
-                "Drop a "<code>"model.jsonl"</code>" (written by the codegraph CLI) and its source archive anywhere on this page, or pick them:"
-            </p>
-            <div class="pickers">
-                <label class="picker">"Model " <input id="pick-model" type="file" accept=".jsonl" on:change=on_model /></label>
-                <label class="picker">"Source archive " <input id="pick-source" type="file" accept=".zip,.tar,.gz,.tgz" on:change=on_source /></label>
-                <label class="picker">"Source folder " <input id="pick-folder" type="file" node_ref=folder_ref on:change=on_folder /></label>
-                <button id="open-demo" on:click=move |_| open_demo(ui)>"Open the demo"</button>
+        <section id="load" class="dropzone" class:small=loaded aria-labelledby="load-title">
+            <Show when=move || !loaded() fallback=|| view! { <h2 id="load-title" class="sr-only">"Model and source"</h2> }>
+                <h2 id="load-title">"See what a codebase does, unit by unit"</h2>
+                <p class="hint">
+                    "Drop a "<code>"model.jsonl"</code>" (written by the codegraph CLI) and its source archive here, or choose them. "
+                    "They stay in this browser; the only requests that leave go to the provider you choose."
+                </p>
+            </Show>
+            <div class="actions">
+                <Show when=move || !loaded()>
+                    <button id="open-demo" class="primary big" on:click=move |_| open_demo(ui)>"Try the demo"</button>
+                </Show>
+                <label class="button file-button">{move || if loaded() { "Another model…" } else { "Choose a model…" }}
+                    <input id="pick-model" type="file" accept=".jsonl" on:change=on_model /></label>
+                <label class="button file-button">"Source archive…"
+                    <input id="pick-source" type="file" accept=".zip,.tar,.gz,.tgz" on:change=on_source /></label>
+                <label class="button file-button">"Source folder…"
+                    <input id="pick-folder" type="file" node_ref=folder_ref on:change=on_folder /></label>
             </div>
+            <Show when=move || !loaded()>
+                <ol class="steps" aria-label="How it works">
+                    <li>"Load a model"</li>
+                    <li>"See the plan and what it costs"</li>
+                    <li>"Explain it with your provider"</li>
+                </ol>
+            </Show>
             <ModelStatus />
             <SourceStatus />
             <StoreLine />

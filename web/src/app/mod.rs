@@ -29,24 +29,56 @@ fn App() -> impl IntoView {
     let ui = Ui::new();
     provide_context(ui);
     navigate::watch_hash(ui);
+    // Settings re-plan as they change (the summary keeps the last figures
+    // meanwhile); before a store is open there is nothing to plan yet.
+    Effect::watch(
+        move || ui.settings.get(),
+        move |_, _, _| {
+            if ui.store.get_untracked().is_some()
+                && matches!(ui.load.get_untracked(), state::Load::Loaded(_))
+                && !ui.is_running()
+            {
+                ui.plan();
+            }
+        },
+        false,
+    );
     if let Err(e) = link::spawn(ui) {
-        ui.status.set(format!("the worker failed to start: {e}"));
+        ui.worker_problem(format!("the worker failed to start: {e}"));
     }
+    let dragging = RwSignal::new(false);
     view! {
-        <main on:dragover=load::on_dragover on:drop=move |ev| load::on_drop(ui, ev)>
-            <header>
+        <main
+            class:dragging=move || dragging.get()
+            on:dragover=move |ev| { load::on_dragover(ev); dragging.set(true); }
+            on:dragleave=move |ev: web_sys::DragEvent| if ev.related_target().is_none() { dragging.set(false) }
+            on:drop=move |ev| { dragging.set(false); load::on_drop(ui, ev) }
+        >
+            <header class="top">
                 <h1>"codegraph insights"</h1>
-                <p class="lede">
-                    "Explain a codebase with an LLM, bottom-up, in your browser. Your model, source and key stay here; the only requests that leave go to the provider you choose."
-                </p>
-                <p id="worker-status" class="status" data-testid="worker-status">{move || ui.status.get()}</p>
+                <p class="lede">"Explain a codebase with an LLM, bottom-up, in your browser."</p>
             </header>
+            // Shown only when something is wrong with the Worker (it failed
+            // to start, or speaks another protocol); tests read its state.
+            <p id="worker-status" class="status" role="status" data-testid="worker-status"
+                data-state=move || ui.worker_state.get()>{move || ui.status.get()}</p>
             <navigate::Tabs />
+            // Notices (downloads, imports, prices, the Worker's errors): one
+            // place, under the tabs, on every tab.
+            <div id="notices" aria-live="polite">
+                {move || ui.notice.get().map(|n| view! {
+                    <p id="notice" role="status">{n}<button class="dismiss" aria-label="Dismiss" on:click=move |_| ui.notice.set(None)>"×"</button></p>
+                })}
+            </div>
             <div id="panel-explain" role="tabpanel" aria-labelledby="tab-explain" class="tab-body" class:hidden=move || ui.tab.get() != state::Tab::Explain>
                 <load::LoadPanel />
-                <plan::PlanPanel />
+                <run::SummaryCard />
                 <run::RunPanel />
-                <keep::KeepPanel />
+                <Show when=move || matches!(ui.load.get(), state::Load::Loaded(_))>
+                    <run::ProviderCard />
+                    <plan::PlanPanel />
+                    <keep::KeepPanel />
+                </Show>
             </div>
             <Show when=move || ui.tab.get() == state::Tab::Navigate>
                 <div id="panel-navigate" role="tabpanel" aria-labelledby="tab-navigate"><navigate::NavigatePanel /></div>

@@ -14,11 +14,15 @@ pub fn PlanPanel() -> impl IntoView {
     let ui = expect_context::<Ui>();
     let loaded = move || matches!(ui.load.get(), Load::Loaded(_));
     view! {
-        <section id="plan" class="panel" class:disabled=move || !loaded()>
-            <h2>"2. Plan"</h2>
-            <Settings />
+        <section id="plan" class="panel" class:disabled=move || !loaded() aria-labelledby="plan-title">
+            <h2 id="plan-title">"Plan"</h2>
             <PlanStatus />
-            <Table />
+            <Settings />
+            <details id="plan-details">
+                <summary>"Plan details: per level, per layer, every unit"</summary>
+                <PlanFigures />
+                <Table />
+            </details>
         </section>
     }
 }
@@ -30,7 +34,7 @@ fn Settings() -> impl IntoView {
     let set = move |f: fn(&mut PlanSettings, &str), v: String| s.update(|s| f(s, &v));
     view! {
         <details id="settings">
-            <summary>"Settings"</summary>
+            <summary>"Plan settings: depth, source lines, cycles, scope, a cap on calls"</summary>
             <div class="form">
                 <label>"Depth "
                     <select id="set-depth" on:change=move |ev| set(|s, v| s.depth = num(v).unwrap_or(1), event_target_value(&ev))>
@@ -51,14 +55,6 @@ fn Settings() -> impl IntoView {
                         prop:value=move || s.get().max_calls.map(|c| c.to_string()).unwrap_or_default()
                         on:change=move |ev| set(|s, v| s.max_calls = if v.trim().is_empty() { None } else { Some(num(v).unwrap_or(0)) }, event_target_value(&ev)) />
                 </label>
-                <label>"Model "
-                    <input id="set-model" type="text" prop:value=move || s.get().model
-                        on:change=move |ev| set(|s, v| s.model = v.trim().to_owned(), event_target_value(&ev)) />
-                </label>
-                <label>"Roll-up model (types, modules) "
-                    <input id="set-rollup" type="text" placeholder="same as the model" prop:value=move || s.get().rollup_model.unwrap_or_default()
-                        on:change=move |ev| set(|s, v| s.rollup_model = Some(v.trim().to_owned()).filter(|v| !v.is_empty()), event_target_value(&ev)) />
-                </label>
                 <label class="wide">"Scope (module or type ids, one per line; empty: everything) "
                     <textarea id="set-scope" rows="2" placeholder="java:com.acme.order"
                         prop:value=move || s.get().scope.join("\n")
@@ -69,7 +65,8 @@ fn Settings() -> impl IntoView {
                     on:change=move |ev| s.update(|s| s.force = event_target_checked(&ev)) />" Force: explain again what is already explained"</label>
                 <label><input id="set-retry" type="checkbox" prop:checked=move || s.get().retry_failed
                     on:change=move |ev| s.update(|s| s.retry_failed = event_target_checked(&ev)) />" Only the recorded failures (and what depends on them)"</label>
-                <button id="plan-button" on:click=move |_| ui.plan() disabled=move || !matches!(ui.load.get(), Load::Loaded(_)) || ui.is_running()>"Plan"</button>
+                <button id="plan-button" on:click=move |_| ui.plan() disabled=move || !matches!(ui.load.get(), Load::Loaded(_)) || ui.is_running()>"Plan again"</button>
+                <p class="hint wide">"Every change plans again at once; the summary above follows."</p>
             </div>
         </details>
     }
@@ -108,10 +105,10 @@ fn figures_row(name: String, f: Figures) -> impl IntoView {
     view! {
         <tr>
             <th scope="row">{name}</th>
-            <td>{group(f.units)}</td>
-            <td>{group(f.calls)}</td>
-            <td>{group(f.prompt_tokens)}</td>
-            <td>{group(f.completion_tokens)}</td>
+            <td data-label="units">{group(f.units)}</td>
+            <td data-label="calls">{group(f.calls)}</td>
+            <td data-label="prompt tokens">{group(f.prompt_tokens)}</td>
+            <td data-label="completion tokens">{group(f.completion_tokens)}</td>
         </tr>
     }
 }
@@ -135,7 +132,7 @@ fn layer_chart(p: &PlanView) -> impl IntoView {
             } else {
                 format!("layers {first}–{}", first + chunk.len() - 1)
             };
-            let title = format!("{label}: {units} units, {calls} calls, ~{tokens} tokens");
+            let title = format!("{label}: {} units, {} calls, ~{} tokens", group(units), group(calls), group(tokens));
             let units_w = format!("width: {:.1}%", units as f64 / (max * per as f64) * 100.0);
             let calls_w = format!("width: {:.1}%", calls as f64 / (max * per as f64) * 100.0);
             view! {
@@ -145,7 +142,7 @@ fn layer_chart(p: &PlanView) -> impl IntoView {
                         <span class="bar units" style=units_w></span>
                         <span class="bar calls" style=calls_w></span>
                     </span>
-                    <span class="bar-value">{format!("{units} / {calls}")}</span>
+                    <span class="bar-value">{format!("{} / {}", group(units), group(calls))}</span>
                 </div>
             }
         })
@@ -176,7 +173,7 @@ fn PlanStatus() -> impl IntoView {
                 .by_status
                 .iter()
                 .filter(|(_, n)| *n > 0)
-                .map(|(s, n)| format!("{s} {n}"))
+                .map(|(s, n)| format!("{s} {}", group(*n)))
                 .collect::<Vec<_>>()
                 .join(" · ");
             view! {
@@ -192,20 +189,33 @@ fn PlanStatus() -> impl IntoView {
                     data-reused=p.status("reuse").to_string()
                 >
                     <p class="totals">{p.describe()}</p>
-                    <p class="hint">{format!("by status: {statuses} · {} cycle unit(s)", p.cycles)}</p>
-                    <table id="level-totals" class="figures-table">
-                        <thead><tr><th>"level"</th><th>"units"</th><th>"calls"</th><th>"prompt tokens"</th><th>"completion tokens"</th></tr></thead>
-                        <tbody>
-                            {p.by_level.iter().map(|(l, f)| figures_row(l.clone(), *f)).collect::<Vec<_>>()}
-                            {figures_row("all".into(), p.total)}
-                        </tbody>
-                    </table>
-                    {layer_chart(&p)}
+                    <p class="hint">{format!("by status: {statuses} · {} cycle unit(s)", group(p.cycles))}</p>
                     {p.notes.iter().map(|n| view! { <p class="hint note">{n.clone()}</p> }).collect::<Vec<_>>()}
                 </div>
             }
             .into_any()
         }
+    }
+}
+
+/// The plan per level and per layer.
+#[component]
+fn PlanFigures() -> impl IntoView {
+    let ui = expect_context::<Ui>();
+    move || {
+        let Planning::Planned(p) = ui.planning.get() else { return None };
+        Some(view! {
+            <div class="table-wrap">
+                <table id="level-totals" class="figures-table cards">
+                    <thead><tr><th>"level"</th><th>"units"</th><th>"calls"</th><th>"prompt tokens"</th><th>"completion tokens"</th></tr></thead>
+                    <tbody>
+                        {p.by_level.iter().map(|(l, f)| figures_row(l.clone(), *f)).collect::<Vec<_>>()}
+                        {figures_row("all".into(), p.total)}
+                    </tbody>
+                </table>
+            </div>
+            {layer_chart(&p)}
+        })
     }
 }
 
@@ -248,21 +258,21 @@ fn Table() -> impl IntoView {
                     </label>
                     <span id="rows-matching">{move || format!("{} matching", group(matching()))}</span>
                 </div>
-                <table id="plan-table" class="figures-table">
+                <table id="plan-table" class="figures-table cards">
                     <thead>
                         <tr><th>"#"</th><th>"layer"</th><th>"level"</th><th>"unit"</th><th>"cycle"</th><th>"status"</th><th>"calls"</th><th>"tokens (in + out)"</th></tr>
                     </thead>
                     <tbody>
                         {move || ui.rows.get().map(|p| p.rows.into_iter().map(|r| { let (st, lv) = (r.status.clone(), r.level.clone()); view! {
                             <tr data-status=st data-level=lv>
-                                <td>{r.step + 1}</td>
-                                <td>{r.layer}</td>
-                                <td>{r.level}</td>
+                                <td data-label="#">{group(r.step + 1)}</td>
+                                <td data-label="layer">{group(r.layer as u64)}</td>
+                                <td data-label="level">{r.level}</td>
                                 <td class="unit">{r.unit}</td>
-                                <td>{(r.members > 1).then(|| format!("{} members", r.members))}</td>
-                                <td>{r.status}</td>
-                                <td>{r.calls}</td>
-                                <td>{format!("{} + {}", group(r.prompt_tokens), group(r.completion_tokens))}</td>
+                                <td data-label="cycle">{(r.members > 1).then(|| format!("{} members", group(r.members as u64)))}</td>
+                                <td data-label="status">{r.status}</td>
+                                <td data-label="calls">{group(r.calls)}</td>
+                                <td data-label="tokens (in + out)">{format!("{} + {}", group(r.prompt_tokens), group(r.completion_tokens))}</td>
                             </tr>
                         }}).collect::<Vec<_>>())}
                     </tbody>

@@ -106,9 +106,17 @@ fn request(ui: &Ui) -> RunRequest {
     }
 }
 
-fn start(ui: Ui) {
+/// Starts the run now. `remember`: the provider settings are saved (a run
+/// the user confirmed); the demo's own tour does not overwrite them.
+pub(super) fn start(ui: Ui, remember: bool) {
     ui.confirm.set(false);
-    save_provider(&ui.provider);
+    if remember {
+        save_provider(&ui.provider);
+    }
+    if let Planning::Planned(p) = ui.planning.get_untracked() {
+        ui.run_plan.set(Some(p));
+    }
+    ui.run_started.set(js_sys::Date::now());
     ui.running.set(Running::Starting);
     send(&ToWorker::Run { request: request(&ui) });
 }
@@ -118,44 +126,122 @@ fn cost_text(p: &PlanView, prices: Option<Prices>, demo: bool) -> String {
         return "free with the offline demo".into();
     }
     match p.cost(prices) {
-        Some(c) => format!("about ${c:.4}"),
+        Some(c) => format!("about {}", dollars(c)),
         None => "enter prices per million tokens to see the cost".into(),
     }
 }
 
+/// `$0.1234`: dollars with four decimals, everywhere on the page.
+pub fn dollars(c: f64) -> String {
+    format!("${c:.4}")
+}
+
+/// Asks the Worker for the provider's model list, once per provider
+/// configuration (the demo has none).
+fn fetch_models(ui: Ui) {
+    let p = ui.provider;
+    let kind = p.kind.get_untracked();
+    if kind == "demo" {
+        return;
+    }
+    let key = format!("{kind} {}", p.base_url.get_untracked().trim());
+    if ui.models_for.get_untracked() != key {
+        ui.models_for.set(key);
+        ui.models.set((Vec::new(), Some("reading the provider's model list…".into())));
+        send(&ToWorker::FetchModels { provider: provider_settings(&p) });
+    }
+}
+
+/// Fills the prices in from the provider's list when it names `model`.
+pub(super) fn prices_from_list(ui: Ui, model: &str) -> bool {
+    let found = ui.models.with_untracked(|(list, _)| list.iter().find(|m| m.id == model).and_then(|m| m.prices));
+    if let Some(pr) = found {
+        ui.provider.price_in.set(format!("{}", pr.input));
+        ui.provider.price_out.set(format!("{}", pr.output));
+    }
+    found.is_some()
+}
+
+fn focus(id: &str) {
+    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+            let _ = el.focus();
+        }
+    }
+}
+
+/// The Explain button's click: a confirmation, or what is missing, said
+/// beside the control that needs it (focused).
+fn ask_to_run(ui: Ui) {
+    let missing = provider_settings(&ui.provider).missing_fields();
+    if let Some((field, _)) = missing.first() {
+        ui.show_missing.set(true);
+        focus(field);
+    } else {
+        ui.show_missing.set(false);
+        ui.confirm.set(true);
+    }
+}
+
+/// The plan in four figures and the one primary action; it stays in view
+/// (sticky) while the settings below change and re-plan.
+#[component]
+pub fn SummaryCard() -> impl IntoView {
+    let ui = expect_context::<Ui>();
+    move || {
+        let plan = ui.last_plan.get()?;
+        let planning = matches!(ui.planning.get(), Planning::Running);
+        let demo = ui.provider.kind.get() == "demo";
+        let pr = prices(&ui.provider);
+        let cost = if demo {
+            view! { <dd id="summary-cost">"free"</dd> }.into_any()
+        } else {
+            match plan.cost(pr) {
+                Some(c) => view! { <dd id="summary-cost">{format!("~{}", dollars(c))}</dd> }.into_any(),
+                None => view! {
+                    <dd id="summary-cost"><button class="link" on:click=move |_| focus("price-in")>"set a price"</button></dd>
+                }
+                .into_any(),
+            }
+        };
+        let missing = provider_settings_tracked(&ui.provider);
+        let show_missing = ui.show_missing.get();
+        Some(view! {
+            <section id="summary" class="card summary-card" aria-label="The plan in short" data-planning=planning.to_string()>
+                <dl>
+                    <div><dt>"units"</dt><dd id="summary-units">{group(plan.total.units)}</dd></div>
+                    <div><dt>"calls"</dt><dd id="summary-calls">{group(plan.total.calls)}</dd></div>
+                    <div><dt>"tokens"</dt><dd id="summary-tokens">{format!("~{}", group(plan.total.prompt_tokens + plan.total.completion_tokens))}</dd></div>
+                    <div><dt>"cost"</dt>{cost}</div>
+                </dl>
+                <div class="go">
+                    <button id="run-button" class="primary big"
+                        disabled=move || ui.is_running() || ui.store.get().is_none_or(|s| s.read_only.is_some())
+                        on:click=move |_| ask_to_run(ui)>
+                        "Explain…"
+                    </button>
+                    <p id="estimate" class="hint" data-calls=plan.total.calls.to_string()>
+                        {if planning { "updating the plan…".to_owned() } else { format!(
+                            "{} call(s), ~{} input and ~{} output tokens: {}",
+                            group(plan.total.calls), group(plan.total.prompt_tokens), group(plan.total.completion_tokens), cost_text(&plan, pr, demo)
+                        ) }}
+                    </p>
+                    {(show_missing && !missing.is_empty()).then(|| view! {
+                        <p id="run-error" class="field-error" role="alert">{format!("{}: see Provider and model, below.", missing[0].1)}</p>
+                    })}
+                </div>
+            </section>
+        })
+    }
+}
+
+/// The run: the confirmation, the live progress and the report.
 #[component]
 pub fn RunPanel() -> impl IntoView {
     let ui = expect_context::<Ui>();
-    let planned = move || match ui.planning.get() {
-        Planning::Planned(p) => Some(p),
-        _ => None,
-    };
+    let shown = move || ui.confirm.get() || !matches!(ui.running.get(), Running::Idle);
     view! {
-        <section id="run" class="panel">
-            <h2>"3. Price, key and run"</h2>
-            <Provider />
-            {move || planned().map(|p| {
-                let pr = prices(&ui.provider);
-                view! {
-                    <p id="estimate" data-calls=p.total.calls.to_string()>
-                        {format!(
-                            "{} call(s), ~{} input and ~{} output tokens: {}",
-                            group(p.total.calls), group(p.total.prompt_tokens), group(p.total.completion_tokens), cost_text(&p, pr, ui.provider.kind.get() == "demo")
-                        )}
-                    </p>
-                    <button id="run-button"
-                        disabled=move || ui.is_running() || ui.store.get().is_none_or(|s| s.read_only.is_some())
-                        on:click=move |_| {
-                            if let Some(missing) = provider_settings(&ui.provider).missing() {
-                                ui.notice.set(Some(format!("the run needs {missing}")));
-                            } else {
-                                ui.confirm.set(true);
-                            }
-                        }>
-                        "Run…"
-                    </button>
-                }
-            })}
+        <section id="run" class="panel" class:hidden=move || !shown() aria-label="The run">
             <Confirm />
             <Progress />
             // What a screen reader announces of a run: its state changes, not every step.
@@ -169,70 +255,152 @@ pub fn RunPanel() -> impl IntoView {
                 Running::Finished(r) => format!(
                     "The run {}: {} explained, {} failed, {} calls.",
                     if r.aborted.is_some() { "was stopped by the provider" } else if r.stopped { "was stopped" } else { "finished" },
-                    r.counts.llm, r.counts.failed, r.counts.calls
+                    group(r.counts.llm), group(r.counts.failed), group(r.counts.calls)
                 ),
             }}</p>
         </section>
     }
 }
 
+/// What the provider still needs beside `field`: a warning, an error once
+/// Explain was pressed.
+fn need(ui: Ui, field: &'static str) -> impl Fn() -> Option<AnyView> + Send + Sync + 'static {
+    move || {
+        let missing = provider_settings_tracked(&ui.provider);
+        missing.into_iter().find(|(f, _)| *f == field).map(|(_, why)| {
+            let id = format!("{field}-error");
+            if ui.show_missing.get() {
+                view! { <p class="field-error" id=id role="alert">{why}</p> }.into_any()
+            } else {
+                view! { <p class="field-warn" id=id>{why}</p> }.into_any()
+            }
+        })
+    }
+}
+
+/// One card for who explains: provider, model and roll-up model, key,
+/// prices, and the less common knobs.
 #[component]
-fn Provider() -> impl IntoView {
+pub fn ProviderCard() -> impl IntoView {
     let ui = expect_context::<Ui>();
     let p = ui.provider;
+    let s = ui.settings;
     let kind = move || p.kind.get();
     view! {
-        <div id="provider" class="form">
-            <label>"Provider "
-                <select id="provider-kind" on:change=move |ev| p.kind.set(event_target_value(&ev))>
-                    <option value="demo" selected=move || kind() == "demo">"Offline demo (no network, not an LLM)"</option>
-                    <option value="openrouter" selected=move || kind() == "openrouter">"OpenRouter"</option>
-                    <option value="cloudflare-gateway" selected=move || kind() == "cloudflare-gateway">"Cloudflare AI Gateway"</option>
-                    <option value="openai-compatible" selected=move || kind() == "openai-compatible">"OpenAI-compatible URL"</option>
-                </select>
-            </label>
-            <Show when=move || kind() == "openai-compatible">
-                <label>"Base URL "
-                    <input id="provider-base-url" type="url" placeholder="http://127.0.0.1:8000/v1" prop:value=move || p.base_url.get()
-                        on:input=move |ev| p.base_url.set(event_target_value(&ev)) />
-                </label>
-            </Show>
-            <Show when=move || kind() == "cloudflare-gateway">
-                <label>"Account id " <input id="provider-account" type="text" prop:value=move || p.account.get() on:input=move |ev| p.account.set(event_target_value(&ev)) /></label>
-                <label>"Gateway id " <input id="provider-gateway" type="text" prop:value=move || p.gateway.get() on:input=move |ev| p.gateway.set(event_target_value(&ev)) /></label>
-            </Show>
-            <Show when=move || kind() != "demo">
-                <label>{move || if kind() == "cloudflare-gateway" { "API token " } else { "API key " }}
-                    <input id="provider-key" type="password" autocomplete="off" prop:value=move || p.key.get()
-                        on:input=move |ev| p.key.set(event_target_value(&ev)) />
-                </label>
-                <label><input id="remember-key" type="checkbox" prop:checked=move || p.remember.get()
-                    on:change=move |ev| p.remember.set(event_target_checked(&ev)) />" Remember the key on this device"</label>
-                <button id="forget-key" on:click=move |_| forget_key(&p)>"Forget the key"</button>
-                <p class="hint">
-                    "The key stays in this tab's memory and goes only to the provider; it is never written to the store, the side-car, a log or an address. "
-                    "OpenRouter and Cloudflare's AI Gateway answer browsers; Cloudflare's REST API does not (CORS), so use the gateway route or the codegraph-insights CLI."
-                </p>
-            </Show>
-            <label>"Price in ($/M tokens) " <input id="price-in" type="text" inputmode="decimal" prop:value=move || p.price_in.get() on:input=move |ev| p.price_in.set(event_target_value(&ev)) /></label>
-            <label>"Price out ($/M tokens) " <input id="price-out" type="text" inputmode="decimal" prop:value=move || p.price_out.get() on:input=move |ev| p.price_out.set(event_target_value(&ev)) /></label>
-            <button id="fetch-prices" on:click=move |_| {
-                let model = ui.settings.get_untracked().model;
-                send(&ToWorker::FetchPrices { provider: provider_settings(&p), model });
-            }>"Prices from the provider"</button>
-            <label>"Calls at once " <input id="concurrency" type="number" min="1" max="32" prop:value=move || p.concurrency.get() on:input=move |ev| p.concurrency.set(event_target_value(&ev)) /></label>
-            <label>"Max output tokens " <input id="max-tokens" type="number" min="1" placeholder="provider default" prop:value=move || p.max_tokens.get() on:input=move |ev| p.max_tokens.set(event_target_value(&ev)) /></label>
-            <Show when=move || kind() != "demo">
-                <label>"Structured output "
-                    <select id="output-mode" on:change=move |ev| p.output_mode.set(event_target_value(&ev))>
-                        {llm::OutputMode::CHOICES.into_iter().map(|m| view! {
-                            <option value=m selected=move || p.output_mode.get() == m>{output_mode_label(m)}</option>
-                        }).collect_view()}
+        <section id="provider-card" class="panel" aria-labelledby="provider-title">
+            <div class="card-head">
+                <h2 id="provider-title">"Provider and model"</h2>
+                <p class="hint">{move || if kind() == "demo" {
+                    "The offline demo writes from the code's facts; it is free and sends nothing."
+                } else {
+                    "The key stays in this tab's memory and goes only to the provider: never into the store, the side-car, a log or an address."
+                }}</p>
+            </div>
+            <div id="provider" class="grid-form">
+                <label class="field"><span>"Provider"</span>
+                    <select id="provider-kind" on:change=move |ev| { p.kind.set(event_target_value(&ev)); ui.show_missing.set(false); }>
+                        <option value="demo" selected=move || kind() == "demo">"Offline demo (no network, not an LLM)"</option>
+                        <option value="openrouter" selected=move || kind() == "openrouter">"OpenRouter"</option>
+                        <option value="cloudflare-gateway" selected=move || kind() == "cloudflare-gateway">"Cloudflare AI Gateway"</option>
+                        <option value="openai-compatible" selected=move || kind() == "openai-compatible">"OpenAI-compatible URL"</option>
                     </select>
                 </label>
-            </Show>
-        </div>
+                <Show when=move || kind() == "openai-compatible">
+                    <label class="field span-2"><span>"Base URL"</span>
+                        <input id="provider-base-url" type="url" placeholder="http://127.0.0.1:8000/v1" prop:value=move || p.base_url.get()
+                            on:input=move |ev| p.base_url.set(event_target_value(&ev)) />
+                        {need(ui, "provider-base-url")}
+                    </label>
+                </Show>
+                <Show when=move || kind() == "cloudflare-gateway">
+                    <label class="field"><span>"Account id"</span>
+                        <input id="provider-account" type="text" prop:value=move || p.account.get() on:input=move |ev| p.account.set(event_target_value(&ev)) />
+                        {need(ui, "provider-account")}
+                    </label>
+                    <label class="field"><span>"Gateway id"</span>
+                        <input id="provider-gateway" type="text" prop:value=move || p.gateway.get() on:input=move |ev| p.gateway.set(event_target_value(&ev)) />
+                        {need(ui, "provider-gateway")}
+                    </label>
+                </Show>
+                <Show when=move || kind() != "demo">
+                    <label class="field"><span>{move || if kind() == "cloudflare-gateway" { "API token" } else { "API key" }}</span>
+                        <input id="provider-key" type="password" autocomplete="off" prop:value=move || p.key.get()
+                            on:input=move |ev| p.key.set(event_target_value(&ev)) />
+                        {need(ui, "provider-key")}
+                    </label>
+                </Show>
+                <label class="field"><span>"Model"</span>
+                    <input id="set-model" type="text" list="model-list" autocomplete="off" prop:value=move || s.get().model
+                        on:focus=move |_| fetch_models(ui)
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev).trim().to_owned();
+                            prices_from_list(ui, &v);
+                            s.update(|s| s.model = v);
+                        } />
+                    {move || ui.models.with(|(list, note)| {
+                        let text = note.clone().or_else(|| (!list.is_empty()).then(|| format!(
+                            "{} models listed by the provider; picking one fills its prices in", group(list.len() as u64)
+                        )));
+                        text.map(|t| view! { <p id="model-list-note" class="hint">{t}</p> })
+                    })}
+                </label>
+                <datalist id="model-list">
+                    {move || ui.models.with(|(list, _)| list.iter().map(|m| {
+                        let label = m.prices.map(|pr| format!("${} in, ${} out per M tokens", pr.input, pr.output)).unwrap_or_default();
+                        view! { <option value=m.id.clone()>{label}</option> }
+                    }).collect_view())}
+                </datalist>
+                <label class="field"><span>"Roll-up model (types, modules)"</span>
+                    <input id="set-rollup" type="text" list="model-list" autocomplete="off" placeholder="same as the model" prop:value=move || s.get().rollup_model.unwrap_or_default()
+                        on:focus=move |_| fetch_models(ui)
+                        on:change=move |ev| { let v = event_target_value(&ev); s.update(|s| s.rollup_model = Some(v.trim().to_owned()).filter(|v| !v.is_empty())) } />
+                </label>
+                <label class="field"><span>"Price in ($/M tokens)"</span>
+                    <input id="price-in" type="text" inputmode="decimal" prop:value=move || p.price_in.get() on:input=move |ev| p.price_in.set(event_target_value(&ev)) /></label>
+                <label class="field"><span>"Price out ($/M tokens)"</span>
+                    <input id="price-out" type="text" inputmode="decimal" prop:value=move || p.price_out.get() on:input=move |ev| p.price_out.set(event_target_value(&ev)) /></label>
+                <div class="field"><span aria-hidden="true">" "</span>
+                    <button id="fetch-prices" on:click=move |_| {
+                        let model = ui.settings.get_untracked().model;
+                        send(&ToWorker::FetchPrices { provider: provider_settings(&p), model });
+                    }>"Prices from the provider"</button>
+                </div>
+            </div>
+            <details id="provider-more">
+                <summary>"More: calls at once, output cap, structured output, the key on this device"</summary>
+                <div class="grid-form">
+                    <label class="field"><span>"Calls at once"</span>
+                        <input id="concurrency" type="number" min="1" max="32" prop:value=move || p.concurrency.get() on:input=move |ev| p.concurrency.set(event_target_value(&ev)) /></label>
+                    <label class="field"><span>"Max output tokens"</span>
+                        <input id="max-tokens" type="number" min="1" placeholder="provider default" prop:value=move || p.max_tokens.get() on:input=move |ev| p.max_tokens.set(event_target_value(&ev)) /></label>
+                    <Show when=move || kind() != "demo">
+                        <label class="field span-2"><span>"Structured output"</span>
+                            <select id="output-mode" on:change=move |ev| p.output_mode.set(event_target_value(&ev))>
+                                {llm::OutputMode::CHOICES.into_iter().map(|m| view! {
+                                    <option value=m selected=move || p.output_mode.get() == m>{output_mode_label(m)}</option>
+                                }).collect_view()}
+                            </select>
+                        </label>
+                        <div class="field span-2">
+                            <label><input id="remember-key" type="checkbox" prop:checked=move || p.remember.get()
+                                on:change=move |ev| p.remember.set(event_target_checked(&ev)) />" Remember the key on this device"</label>
+                            <button id="forget-key" on:click=move |_| forget_key(&p)>"Forget the key"</button>
+                        </div>
+                        <p class="hint wide">
+                            "OpenRouter and Cloudflare's AI Gateway answer browsers; Cloudflare's REST API does not (CORS), so use the gateway route or the codegraph-insights CLI."
+                        </p>
+                    </Show>
+                </div>
+            </details>
+        </section>
     }
+}
+
+/// [`ProviderSettings::missing_fields`] of the form, tracking its signals.
+fn provider_settings_tracked(p: &ProviderForm) -> Vec<(&'static str, String)> {
+    // Read every field tracked, so the messages follow the typing.
+    let _ = (p.kind.get(), p.key.get(), p.account.get(), p.gateway.get(), p.base_url.get());
+    provider_settings(p).missing_fields()
 }
 
 #[component]
@@ -267,13 +435,30 @@ fn Confirm() -> impl IntoView {
                             group(p.facts_only_units)
                         )}</p>
                     })}
-                    <button id="confirm-run" on:click=move |_| start(ui)>{
+                    <button id="confirm-run" class="primary" on:click=move |_| start(ui, true)>{
                         if !matches!(provider, ProviderSettings::Demo) && p.facts_only_units > 0 { "Run without source" } else { "Run" }
                     }</button>
                     <button id="cancel-run" on:click=move |_| ui.confirm.set(false)>"Cancel"</button>
                 </div>
             }
         })
+    }
+}
+
+/// "about 2 min left", from the pace so far: calls when the run makes
+/// calls, else units. Nothing until there is a pace to go by.
+fn time_left(elapsed_ms: f64, calls: u64, est_calls: u64, done: u64, total: u64) -> String {
+    let (made, owed) = if est_calls > 0 { (calls, est_calls) } else { (done, total) };
+    if made < 2 || elapsed_ms < 1000.0 {
+        return "estimating the time left…".into();
+    }
+    let secs = elapsed_ms / 1000.0 / made as f64 * owed.saturating_sub(made) as f64;
+    if secs < 60.0 {
+        format!("about {} s left", secs.ceil().max(1.0))
+    } else if secs < 3600.0 {
+        format!("about {} min left", (secs / 60.0).round())
+    } else {
+        format!("about {:.1} h left", secs / 3600.0)
     }
 }
 
@@ -305,17 +490,32 @@ fn Progress() -> impl IntoView {
             } else {
                 "running"
             };
+            let estimate = ui.run_plan.get_untracked();
+            let est_calls = estimate.as_ref().map_or(0, |e| e.total.calls);
+            let est_tokens = estimate.as_ref().map_or(0, |e| e.total.prompt_tokens + e.total.completion_tokens);
+            let est_cost = estimate.as_ref().and_then(|e| e.cost(prices(&ui.provider)));
+            let elapsed = (js_sys::Date::now() - ui.run_started.get_untracked()).max(0.0);
+            let left = time_left(elapsed, c.calls, est_calls.max(c.calls), c.done, c.total);
             view! {
-                <div id="run-status" data-state=state data-done=c.done.to_string() data-total=c.total.to_string()>
-                    <progress max=c.total as f64 value=c.done as f64></progress>
-                    <p>{format!(
-                        "{state}: {} of {} steps · {} explained · {} templated · {} reused · {} failed · {} skipped · {} remaining",
-                        group(c.done), group(c.total), c.llm, c.template, c.reused, c.failed, c.skipped, c.total - c.done
-                    )}</p>
-                    <p>{format!(
-                        "{} calls · {} + {} tokens{}",
-                        c.calls, group(c.prompt_tokens), group(c.completion_tokens),
-                        c.cost.map(|c| format!(" · ${c:.4}")).unwrap_or_default()
+                <div id="run-status" data-state=state data-done=c.done.to_string() data-total=c.total.to_string() data-calls=c.calls.to_string()>
+                    <div class="card-head">
+                        <h2>{match state { "stopping" => "Stopping…", "paused" => "Paused", _ => "Explaining…" }}</h2>
+                        <p id="run-left" class="hint">{left}</p>
+                    </div>
+                    <progress max=c.total as f64 value=c.done as f64 aria-label="units finished"></progress>
+                    <dl class="run-figures">
+                        <div><dt>"calls"</dt><dd id="run-calls">{format!("{} of ~{}", group(c.calls), group(est_calls))}</dd></div>
+                        <div><dt>"tokens spent"</dt><dd>{format!("{} of ~{}", group(c.prompt_tokens + c.completion_tokens), group(est_tokens))}</dd></div>
+                        <div><dt>"cost"</dt><dd>{match (c.cost, est_cost) {
+                            (Some(spent), Some(est)) => format!("{} of ~{}", dollars(spent), dollars(est)),
+                            (Some(spent), None) => dollars(spent),
+                            (None, _) => "no price set".to_owned(),
+                        }}</dd></div>
+                        <div><dt>"units"</dt><dd>{format!("{} of {}", group(c.done), group(c.total))}</dd></div>
+                    </dl>
+                    <p class="hint">{format!(
+                        "{} explained · {} templated · {} reused · {} failed · {} skipped",
+                        group(c.llm), group(c.template), group(c.reused), group(c.failed), group(c.skipped)
                     )}</p>
                     {p.output_mode.clone().map(|m| view! {
                         <p id="run-mode" class="hint" data-mode=m.split(' ').next().unwrap_or_default().to_owned()>{format!("structured output: {m}")}</p>
@@ -333,7 +533,7 @@ fn Progress() -> impl IntoView {
                         {p.layers.iter().enumerate().map(|(i, (d, t))| view! {
                             <div class="bar-row"><span class="bar-label">{format!("layer {i}")}</span>
                                 <span class="bars"><span class="bar calls" style=format!("width: {:.1}%", pct(*d, *t))></span></span>
-                                <span class="bar-value">{format!("{d}/{t}")}</span></div>
+                                <span class="bar-value">{format!("{}/{}", group(*d), group(*t))}</span></div>
                         }).collect::<Vec<_>>()}
                     </details>
                     {(!p.in_flight.is_empty()).then(|| view! {
@@ -346,6 +546,7 @@ fn Progress() -> impl IntoView {
         }
         Running::Finished(r) => {
             let c = r.counts;
+            let highlight = r.highlight.clone();
             let failures = r.failures.clone();
             let state = if r.aborted.is_some() {
                 "aborted"
@@ -356,12 +557,27 @@ fn Progress() -> impl IntoView {
             };
             view! {
                 <div id="run-status" data-state=state data-records=r.records.to_string() data-failed=c.failed.to_string() data-calls=c.calls.to_string()>
+                    <div class="card-head">
+                        <h2>{match state { "aborted" => "The provider stopped the run", "stopped" => "Run stopped", _ => "Run finished" }}</h2>
+                        {highlight.map(|id| view! {
+                            <button id="open-results" class="primary" on:click=move |_| ui.open_results(id.clone())>"Open the results"</button>
+                        })}
+                    </div>
                     <p class="totals">{format!(
                         "run {state} in {:.1} s: {} explained · {} templated · {} reused · {} failed · {} skipped; {} calls, {} + {} tokens{}; the store holds {} records",
-                        r.millis / 1000.0, c.llm, c.template, c.reused, c.failed, c.skipped, c.calls,
+                        r.millis / 1000.0, group(c.llm), group(c.template), group(c.reused), group(c.failed), group(c.skipped), group(c.calls),
                         group(c.prompt_tokens), group(c.completion_tokens),
-                        c.cost.map(|c| format!(", ${c:.4}")).unwrap_or_default(), group(r.records)
+                        c.cost.map(|c| format!(", {}", dollars(c))).unwrap_or_default(), group(r.records)
                     )}</p>
+                    {ui.run_plan.get_untracked().map(|e| view! {
+                        <p id="run-versus" class="hint">{format!(
+                            "estimated ~{} calls and ~{} tokens{}; spent {} calls and {} tokens{}",
+                            group(e.total.calls), group(e.total.prompt_tokens + e.total.completion_tokens),
+                            e.cost(prices(&ui.provider)).map(|c| format!(" (~{})", dollars(c))).unwrap_or_default(),
+                            group(c.calls), group(c.prompt_tokens + c.completion_tokens),
+                            c.cost.map(|c| format!(" ({})", dollars(c))).unwrap_or_default()
+                        )}</p>
+                    })}
                     {(!r.output_modes.is_empty()).then(|| {
                         let modes: Vec<String> = r.output_modes.iter().map(|(model, mode)| format!("{mode} ({model})")).collect();
                         let first = r.output_modes[0].1.clone();
@@ -395,8 +611,8 @@ fn Progress() -> impl IntoView {
                             </ul>
                             <button id="retry-failed" on:click=move |_| {
                                 // Plans only the failures and their direct dependents; the next run uses it.
+                                // (the settings' change re-plans)
                                 ui.settings.update(|s| s.retry_failed = true);
-                                ui.plan();
                             }>"Retry failed"</button>
                         </div>
                     })}

@@ -62,6 +62,17 @@ pub struct ProviderForm {
     pub output_mode: RwSignal<String>,
 }
 
+/// The demo's guided first look: plan, run offline, then open Navigate on
+/// a central unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tour {
+    Off,
+    /// Waiting for a plan made with the demo's source.
+    Planning,
+    /// The run is going; Navigate opens when it ends.
+    Running,
+}
+
 /// Every signal of the page (all `Copy`).
 /// What the page asks before an import: replace `held` records by the
 /// file's `incoming`, or (a cut-short file, `truncated` says why) merge them.
@@ -78,6 +89,8 @@ pub struct ImportQuestion {
 #[derive(Clone, Copy)]
 pub struct Ui {
     pub status: RwSignal<String>,
+    /// `starting`, `ready` or `error` (the status line shows only on an error).
+    pub worker_state: RwSignal<&'static str>,
     pub ready: RwSignal<bool>,
     pub load: RwSignal<Load>,
     pub source: RwSignal<Source>,
@@ -94,6 +107,19 @@ pub struct Ui {
     pub stores: RwSignal<Vec<StoreInfo>>,
     /// `?plan=1` or the demo: plan as soon as the store is open.
     pub auto_plan: RwSignal<bool>,
+    pub tour: RwSignal<Tour>,
+    /// The last plan made for the loaded model (shown while a new one is made).
+    pub last_plan: RwSignal<Option<PlanView>>,
+    /// The provider's model list and a note (reading, none, an error), and
+    /// which provider configuration it was asked for.
+    pub models: RwSignal<(Vec<crate::protocol::ListedModel>, Option<String>)>,
+    pub models_for: RwSignal<String>,
+    /// Explain was pressed with a provider field missing: say it as an error.
+    pub show_missing: RwSignal<bool>,
+    /// When the run shown started (`Date.now()`), for the time remaining.
+    pub run_started: RwSignal<f64>,
+    /// The plan the running (or last) run was started from: its estimate.
+    pub run_plan: RwSignal<Option<PlanView>>,
     /// Scope picker: ids offered for the text typed, and how many matched.
     pub suggestions: RwSignal<(Vec<String>, u64)>,
     pub tab: RwSignal<Tab>,
@@ -170,6 +196,7 @@ impl Ui {
         };
         let ui = Ui {
             status: RwSignal::new("starting the worker…".into()),
+            worker_state: RwSignal::new("starting"),
             ready: RwSignal::new(false),
             load: RwSignal::new(Load::Idle),
             source: RwSignal::new(Source::None),
@@ -185,6 +212,13 @@ impl Ui {
             notice: RwSignal::new(None),
             stores: RwSignal::new(Vec::new()),
             auto_plan: RwSignal::new(false),
+            tour: RwSignal::new(Tour::Off),
+            last_plan: RwSignal::new(None),
+            models: RwSignal::new((Vec::new(), None)),
+            models_for: RwSignal::new(String::new()),
+            show_missing: RwSignal::new(false),
+            run_started: RwSignal::new(0.0),
+            run_plan: RwSignal::new(None),
             suggestions: RwSignal::new((Vec::new(), 0)),
             tab: RwSignal::new(Tab::Explain),
             nav: super::navigate::NavState::new(),
@@ -198,6 +232,12 @@ impl Ui {
         ui
     }
 
+    /// Something is wrong with the Worker: the status line says what.
+    pub fn worker_problem(&self, message: String) {
+        self.status.set(message);
+        self.worker_state.set("error");
+    }
+
     pub fn is_running(&self) -> bool {
         matches!(self.running.get_untracked(), Running::Starting | Running::Going(_))
     }
@@ -206,6 +246,12 @@ impl Ui {
     pub fn plan(&self) {
         self.planning.set(Planning::Running);
         super::link::send(&ToWorker::Plan { settings: self.settings.get_untracked() });
+    }
+
+    /// Navigate, with `id` selected (the end of a run: "Open the results").
+    pub fn open_results(&self, id: String) {
+        self.tab.set(Tab::Navigate);
+        self.nav.select(crate::protocol::NavTarget::Id(id));
     }
 
     /// Asks for the page of rows the query names.
@@ -218,14 +264,15 @@ impl Ui {
         match msg {
             FromWorker::Ready { version, protocol } if protocol == PROTOCOL_VERSION => {
                 self.status.set(format!("worker ready: {version}"));
+                self.worker_state.set("ready");
                 if !self.ready.get_untracked() {
                     self.ready.set(true);
                     super::load::from_address(*self);
                 }
             }
-            FromWorker::Ready { protocol, .. } => self
-                .status
-                .set(format!("the worker speaks protocol {protocol} and the page {PROTOCOL_VERSION}: reload the page")),
+            FromWorker::Ready { protocol, .. } => self.worker_problem(format!(
+                "the worker speaks protocol {protocol} and the page {PROTOCOL_VERSION}: reload the page"
+            )),
             FromWorker::Error { message } => self.notice.set(Some(message)),
             FromWorker::LoadProgress { input: crate::protocol::Input::Model, bytes, total } => {
                 self.load.set(Load::Reading { bytes, total })
@@ -235,6 +282,7 @@ impl Ui {
                 self.load.set(Load::Loaded(summary));
                 super::navigate::model_loaded(*self);
                 self.planning.set(Planning::Idle);
+                self.last_plan.set(None);
                 self.rows.set(None);
                 self.running.set(Running::Idle);
                 super::load::send_pending_source();
@@ -258,7 +306,10 @@ impl Ui {
                     super::keep::remember_store_label(&store.name, &m.root, &m.name);
                 }
                 self.store.set(Some(store));
-                if !self.is_running() && (self.auto_plan.get_untracked() || !first) {
+                // Every load plans at once with the current settings (and a
+                // store that changed plans again: a run ended, an import).
+                let _ = first;
+                if !self.is_running() {
                     self.plan();
                 }
                 // The store's records changed (opened, a run ended, an
@@ -273,9 +324,23 @@ impl Ui {
                 }
             }
             FromWorker::Planned { plan } => {
+                self.last_plan.set(Some(plan.clone()));
                 self.planning.set(Planning::Planned(plan));
                 self.query.update(|q| q.offset = 0);
                 self.fetch_rows();
+                // The demo runs itself once planned with its source (free,
+                // offline: the provider is forced to the demo).
+                if self.tour.get_untracked() == Tour::Planning
+                    && matches!(self.source.get_untracked(), Source::Loaded(_))
+                    && !self.is_running()
+                {
+                    if self.provider.kind.get_untracked() == "demo" {
+                        self.tour.set(Tour::Running);
+                        super::run::start(*self, false);
+                    } else {
+                        self.tour.set(Tour::Off);
+                    }
+                }
             }
             FromWorker::PlanFailed { message } => self.planning.set(Planning::Failed(message)),
             FromWorker::PlanRows { page } => self.rows.set(Some(page)),
@@ -284,10 +349,22 @@ impl Ui {
                 super::navigate::on_progress(*self);
             }
             FromWorker::RunFinished { report } => {
+                let highlight = report.highlight.clone();
                 self.running.set(Running::Finished(report));
-                self.settings.update(|s| s.retry_failed = false);
+                // Not a settings change the user made: no re-plan for it
+                // (the store's reopening plans).
+                self.settings.update_untracked(|s| s.retry_failed = false);
+                if self.tour.get_untracked() == Tour::Running {
+                    self.tour.set(Tour::Off);
+                    if let Some(id) = highlight {
+                        self.open_results(id);
+                    }
+                }
             }
-            FromWorker::RunFailed { message } => self.running.set(Running::Failed(message)),
+            FromWorker::RunFailed { message } => {
+                self.tour.set(Tour::Off);
+                self.running.set(Running::Failed(message))
+            }
             FromWorker::Sidecar { file_name, text, records } => {
                 super::link::download_text(&file_name, &text);
                 self.notice.set(Some(format!("downloaded {file_name}: {records} records")));
@@ -314,6 +391,16 @@ impl Ui {
                 }
                 None => self.notice.set(message),
             },
+            FromWorker::ProviderModels { provider, models, message } => {
+                if self.provider.kind.get_untracked().starts_with(&provider) {
+                    let model = self.settings.get_untracked().model;
+                    self.models.set((models, message));
+                    // The default model's prices, when the list has them and none were typed.
+                    if self.provider.price_in.get_untracked().trim().is_empty() {
+                        super::run::prices_from_list(*self, &model);
+                    }
+                }
+            }
             FromWorker::ScopeSuggestions { ids, matching, .. } => self.suggestions.set((ids, matching)),
             FromWorker::NavReady { .. }
             | FromWorker::NavRows { .. }

@@ -28,6 +28,7 @@ fn messages_round_trip() {
             query: RowQuery { offset: 10, limit: 50, level: Some("type".into()), ..Default::default() },
         },
         ToWorker::ImportSidecar { name: "m.insights.jsonl".into(), replace: false },
+        ToWorker::FetchModels { provider: ProviderSettings::OpenRouter { key: String::new() } },
         ToWorker::Stop,
     ] {
         let back: ToWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
@@ -46,6 +47,14 @@ fn messages_round_trip() {
             foreign: Some("it seems to be another model's side-car".into()),
         },
         FromWorker::Imported { records: 39, failures: 0, merged: true },
+        FromWorker::ProviderModels {
+            provider: "openrouter".into(),
+            models: vec![
+                ListedModel { id: "a/b".into(), prices: Some(Prices { input: 0.15, output: 0.6 }) },
+                ListedModel { id: "c/d".into(), prices: None },
+            ],
+            message: None,
+        },
     ] {
         let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
         assert_eq!(back, msg);
@@ -94,6 +103,15 @@ fn provider_settings_say_what_is_missing_and_feed_the_resolver() {
     let c = or.config().unwrap().unwrap();
     assert!(!format!("{c:?}").contains("sk-or-secret"), "redacted");
     assert_eq!(ProviderSettings::Demo.config(), Ok(None));
+    // Field by field, for the page to say beside each control.
+    assert_eq!(ProviderSettings::Demo.missing_fields(), vec![]);
+    let fields = |p: &ProviderSettings| p.missing_fields().into_iter().map(|(f, _)| f).collect::<Vec<_>>();
+    assert_eq!(fields(&ProviderSettings::OpenRouter { key: " ".into() }), vec!["provider-key"]);
+    assert_eq!(fields(&ProviderSettings::OpenRouter { key: "k".into() }), Vec::<&str>::new());
+    assert_eq!(fields(&cf), vec!["provider-account", "provider-gateway"]);
+    let oa = ProviderSettings::OpenaiCompatible { base_url: "".into(), key: String::new() };
+    assert_eq!(fields(&oa), vec!["provider-base-url"]);
+    assert!(oa.missing_fields()[0].1.contains("http://"));
 }
 
 #[test]

@@ -84,10 +84,78 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
             name: s.at.name.clone(),
             kind: s.at.kind.clone(),
             node: nav.as_ref().and_then(|n| n.node_of(&s.at.id)),
+            anchor: anchor(&s.at),
             explanation: s.explanation.as_ref().map(|e| e.text.clone()),
             stale: s.explanation.as_ref().is_some_and(|e| e.freshness.as_ref().is_some_and(|f| !f.is_current())),
         })
         .collect();
+    let link = |r: &::explore::SymbolRef| crate::protocol::MapLink {
+        id: r.id.clone(),
+        name: r.name.clone(),
+        kind: r.kind.clone(),
+        node: nav.as_ref().and_then(|n| n.node_of(&r.id)),
+        anchor: anchor(r),
+    };
+    let outline = crate::protocol::MapOutline {
+        matched: answer.summary.matched as u64,
+        files: answer.summary.files as u64,
+        not_found: answer.summary.not_found.clone(),
+        notes: answer.summary.notes.clone(),
+        flow: answer.flow.as_ref().map_or_else(Vec::new, |f| {
+            f.steps.iter().map(|s| (s.via.map(|v| format!("{v:?}").to_lowercase()), link(&s.at))).collect()
+        }),
+        other_paths: answer.flow.as_ref().map_or(0, |f| f.other_paths as u64),
+        blast: answer
+            .blast_radius
+            .items
+            .iter()
+            .map(|b| crate::protocol::BlastView {
+                root: link(&b.root),
+                groups: b
+                    .groups
+                    .iter()
+                    .map(|g| crate::protocol::BlastGroupView {
+                        label: format!(
+                            "{} {}{}{}",
+                            g.count,
+                            g.relation.noun(g.count),
+                            g.through.as_ref().map(|t| format!(" through {t}")).unwrap_or_default(),
+                            if g.files > 0 {
+                                format!(" in {} file{}", g.files, if g.files == 1 { "" } else { "s" })
+                            } else {
+                                String::new()
+                            }
+                        ),
+                        names: g.names.items.clone(),
+                        more: g.names.omitted as u64,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        blast_more: answer.blast_radius.omitted as u64,
+        dispatch: answer
+            .dispatch
+            .items
+            .iter()
+            .map(|d| crate::protocol::DispatchView {
+                caller: d.caller.as_ref().map(link),
+                callee: link(&d.callee),
+                supertype: d.supertype.clone(),
+                implementations: d.implementations.items.iter().map(link).collect(),
+                more: d.implementations.omitted as u64,
+            })
+            .collect(),
+        relationships: answer
+            .relationships
+            .kinds
+            .iter()
+            .map(|k| {
+                let pairs = k.pairs.items.iter().map(|p| (p.from.clone(), p.to.clone())).collect();
+                crate::protocol::RelationView { label: k.label.to_owned(), pairs, more: k.pairs.omitted as u64 }
+            })
+            .collect(),
+        more: answer.more.clone(),
+    };
     let chars = markdown.chars().count() as u64;
     let answer = crate::protocol::ExploreAnswer {
         question,
@@ -95,11 +163,17 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
         tokens: ::explore::estimate_tokens(&markdown),
         markdown,
         symbols,
+        outline,
         chars,
         millis: now_ms() - started,
         index_millis,
     };
     post(&FromWorker::Explored { answer });
+}
+
+/// `file:line` of a map's symbol, when the model has both.
+fn anchor(r: &::explore::SymbolRef) -> Option<String> {
+    Some(format!("{}:{}", r.file.as_ref()?, r.line?))
 }
 
 pub(super) fn text_search(query: String) {

@@ -21,6 +21,11 @@ impl Completer for Controlled<'_> {
             while PAUSED.with(Cell::get) && !STOPPING.with(Cell::get) {
                 gloo_timers::future::TimeoutFuture::new(100).await;
             }
+            if STOPPING.with(Cell::get) {
+                // Stopped while it waited: never sent (a paused run's
+                // parked calls are not released to the provider).
+                return Err(CompletionError::withdrawn());
+            }
             let unit = in_flight_label(&req.asking);
             IN_FLIGHT.with(|f| f.borrow_mut().push(unit.clone()));
             let answer = self.inner.complete(req).await;
@@ -40,6 +45,40 @@ pub(super) fn provider_config(
     provider: &crate::protocol::ProviderSettings,
 ) -> Result<Option<llm::ProviderConfig>, WorkerError> {
     provider.config().map_err(WorkerError::Refused)
+}
+
+/// The provider's model list, for the page's model picker.
+pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings) -> FromWorker {
+    let answer = |models: Vec<crate::protocol::ListedModel>, message: Option<String>| FromWorker::ProviderModels {
+        provider: provider.name().to_owned(),
+        models,
+        message,
+    };
+    let config = match provider {
+        // The list is public: a key is not needed to read OpenRouter's.
+        crate::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
+        other => provider_config(other),
+    };
+    let config = match config {
+        Ok(Some(c)) => c,
+        Ok(None) => return answer(Vec::new(), None),
+        Err(e) => return answer(Vec::new(), Some(e.to_string())),
+    };
+    match llm::prices::model_list(&llm::DefaultTransport::default(), &config).await {
+        Ok(list) if list.is_empty() => {
+            answer(Vec::new(), Some("the provider lists no models: type the model's name".into()))
+        }
+        Ok(list) => answer(
+            list.into_iter()
+                .map(|m| crate::protocol::ListedModel {
+                    id: m.id,
+                    prices: m.prices.map(|p| crate::protocol::Prices { input: p.input, output: p.output }),
+                })
+                .collect(),
+            None,
+        ),
+        Err(e) => answer(Vec::new(), Some(format!("cannot read the provider's model list: {e}"))),
+    }
 }
 
 pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, model: &str) -> FromWorker {
@@ -185,7 +224,14 @@ pub(super) async fn run_on(
         post(&FromWorker::Sidecar { file_name, text, records: result.unsaved.len() as u64 });
     }
     let records = store.count().map_err(|e| e.to_string())?;
-    let report = progress.borrow().report(&result, records, now_ms() - started);
+    let mut report = progress.borrow().report(&result, records, now_ms() - started);
+    report.highlight = walk
+        .types_by_calls()
+        .into_iter()
+        .take(64)
+        .map(|i| &walk.units[i].id)
+        .find(|id| store.get(&[id.as_str()]).is_ok_and(|r| !r.is_empty()))
+        .cloned();
     post(&FromWorker::RunFinished { report });
     Ok(())
 }
