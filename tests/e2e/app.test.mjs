@@ -201,6 +201,36 @@ test('a run against the loopback provider survives a reload mid-run and resumes 
   }
 });
 
+test('Stop while paused sends nothing more: the calls waiting are withdrawn, owed, not failed', async () => {
+  const context = await browser.newContext();
+  let sent = 0;
+  context.on('request', (r) => {
+    if (r.url().endsWith('/chat/completions') && r.method() === 'POST') sent += 1;
+  });
+  const { page } = await open(context, '?model=fixtures/upstream-java/model.jsonl');
+  try {
+    await planned(page);
+    await chooseProvider(page, 'openai-compatible', SLOW);
+    await page.fill('#concurrency', '3');
+    await runAndConfirm(page);
+    await page.waitForFunction(() => Number(document.querySelector('#run-status')?.dataset.calls ?? 0) >= 4, null, { timeout: 60_000 });
+    await page.click('#pause-run');
+    await page.locator('#run-status[data-state="paused"]').waitFor();
+    // The calls already sent come back; the next ones wait.
+    await page.waitForFunction(() => !document.querySelector('#run-status .asking'), null, { timeout: 30_000 });
+    await page.waitForTimeout(600);
+    const before = sent;
+    await page.click('#stop-run');
+    const done = await finished(page);
+    assert.equal(await done.getAttribute('data-state'), 'stopped');
+    assert.equal(await done.getAttribute('data-failed'), '0', 'a withdrawn call is not a failure');
+    assert.equal(sent, before, 'no call left the page after the stop');
+    assert.equal(Number(await done.getAttribute('data-calls')), sent, 'every call sent was answered and counted');
+  } finally {
+    await context.close();
+  }
+});
+
 test('a fatal provider status stops the run and says what to fix', async () => {
   const context = await browser.newContext();
   const { page } = await open(context, '?model=fixtures/upstream-java/model.jsonl&plan=1');

@@ -21,7 +21,7 @@ test('?model=URL&plan=1 plans the loaded model in the worker, as explain --dry-r
     assert.ok(Number(await status.getAttribute('data-wasm-memory')) > 0);
     assert.match(
       await status.locator('.totals').innerText(),
-      /^plan: 77 units in 8 layers, 68 calls, 106629 prompt \+ 36650 completion tokens \(estimated\), planned in \d+\.\d\d s$/,
+      /^plan: 77 units in 8 layers, 68 calls, 106 629 prompt \+ 36 650 completion tokens \(estimated\), planned in \d+\.\d\d s$/,
     );
     assert.deepEqual(problems, []);
   } finally {

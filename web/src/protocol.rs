@@ -11,6 +11,7 @@
 //! through serde. A provider key travels once, page → Worker, in
 //! [`RunRequest`]; its `Debug` is redacted and it is never sent back.
 
+use insights::report::grouped;
 use serde::{Deserialize, Serialize};
 
 /// The most scope suggestions sent at once.
@@ -464,11 +465,11 @@ impl PlanView {
     pub fn describe(&self) -> String {
         format!(
             "plan: {} units in {} layers, {} calls, {} prompt + {} completion tokens (estimated), planned in {:.2} s",
-            self.total.units,
-            self.layers,
-            self.total.calls,
-            self.total.prompt_tokens,
-            self.total.completion_tokens,
+            grouped(self.total.units),
+            grouped(self.layers),
+            grouped(self.total.calls),
+            grouped(self.total.prompt_tokens),
+            grouped(self.total.completion_tokens),
             self.millis / 1000.0
         )
     }
@@ -800,7 +801,10 @@ impl SourceSummary {
         let root = if self.root.is_empty() { "the top level".to_owned() } else { format!("{:?}", self.root) };
         format!(
             "{}: {} files, rooted at {root}: {} of the model's {} files found",
-            self.name, self.files, self.matched, self.wanted
+            self.name,
+            grouped(self.files),
+            grouped(self.matched),
+            grouped(self.wanted)
         )
     }
 }
@@ -833,12 +837,12 @@ impl ModelSummary {
         format!(
             "{}: {} files, {} entities, {} edges ({} corpus types, {} stub types, {} modules), read in {:.2} s",
             self.name,
-            self.files,
-            self.entities,
-            self.edges,
-            self.corpus_types,
-            self.stub_types,
-            self.corpus_modules,
+            grouped(self.files),
+            grouped(self.entities),
+            grouped(self.edges),
+            grouped(self.corpus_types),
+            grouped(self.stub_types),
+            grouped(self.corpus_modules),
             self.millis / 1000.0
         )
     }

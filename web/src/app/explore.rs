@@ -149,6 +149,7 @@ fn answer_view(ui: Ui, a: ExploreAnswer) -> impl IntoView {
                         {o.blast.clone().into_iter().map(|b| view! {
                             <li>{nav_link(ui, b.root)}
                                 <ul>
+                                    {b.groups.is_empty().then(|| view! { <li class="hint">"nothing in the model depends on it"</li> })}
                                     {b.groups.into_iter().map(|g| view! {
                                         <li><span class="blast-label">{g.label}</span>": "
                                             {g.names.into_iter().map(|n| view! { {ask_link(ui, n)}" " }).collect_view()}

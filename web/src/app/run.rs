@@ -537,7 +537,7 @@ fn Progress() -> impl IntoView {
                         }).collect::<Vec<_>>()}
                     </details>
                     {(!p.in_flight.is_empty()).then(|| view! {
-                        <p class="hint">"asking: "{p.in_flight.join(" · ")}</p>
+                        <p class="hint asking">"asking: "{p.in_flight.join(" · ")}</p>
                     })}
                     <pre class="recent">{p.recent.join("\n")}</pre>
                 </div>

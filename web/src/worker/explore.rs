@@ -114,6 +114,8 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
                 groups: b
                     .groups
                     .iter()
+                    // A relation nothing takes part in says nothing.
+                    .filter(|g| g.count > 0)
                     .map(|g| crate::protocol::BlastGroupView {
                         label: format!(
                             "{} {}{}{}",
