@@ -99,7 +99,15 @@ test('?demo plans, runs offline and opens Navigate on a central service, explain
     assert.ok(name.length > 0);
     assert.match(await page.locator('#selection .sel-name .badge').first().innerText(), /class|interface|type/i);
     assert.match(page.url(), /#id=/);
+    // The tree's rows say their level; the selected type sits below its module.
+    assert.ok((await page.locator('[role="tree"] [role="treeitem"][aria-level="1"]').count()) >= 1);
+    const level = Number(await page.locator('[role="tree"] [role="treeitem"][aria-selected="true"]').getAttribute('aria-level'));
+    assert.ok(level >= 2, `the selected row's level is ${level}`);
     await shot(page, 'demo-navigate-1400');
+    await page.click('#tab-graph');
+    await page.locator('#graph-svg').waitFor({ timeout: 30_000 });
+    await shot(page, 'graph-1400');
+    await page.click('#tab-navigate');
     // The run screen ends the story with "Open the results", and says estimate against spent.
     await page.click('#tab-explain');
     await page.locator('#open-results').waitFor();
@@ -171,7 +179,7 @@ test('every load plans at once: a summary that stays in view, settings that re-p
   }
 });
 
-test('on a phone (390×844) no tab scrolls sideways, in the light and the dark theme', async () => {
+test('on a phone (390×844, and 360 px) no tab scrolls sideways, in the light and the dark theme', async () => {
   for (const scheme of ['light', 'dark']) {
     const { context, page, problems } = await demo(PHONE, scheme);
     try {
@@ -180,6 +188,11 @@ test('on a phone (390×844) no tab scrolls sideways, in the light and the dark t
         assert.equal(await overflow(page), 0, `${tab} (${scheme}) is wider than the phone`);
         if (scheme === 'light' && (tab === 'explain' || tab === 'graph')) await shot(page, `${tab}-390`);
       });
+      if (scheme === 'light') {
+        // The narrowest phone the page promises to fit.
+        await page.setViewportSize({ width: 360, height: 740 });
+        await everyTab(page, async (tab) => assert.equal(await overflow(page), 0, `${tab} is wider than 360 px`));
+      }
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

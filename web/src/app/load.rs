@@ -24,15 +24,14 @@ thread_local! {
 }
 
 /// Acts on the page address once the Worker is ready: `?demo`,
-/// `?model=URL[&src=URL][&plan=1]`.
+/// `?model=URL[&src=URL]` (every load plans; `&plan=1`, once needed for
+/// that, is still accepted and changes nothing).
 pub fn from_address(ui: Ui) {
-    let plan = url_param("plan").is_some_and(|v| v != "0");
     if url_param("demo").is_some() {
         open_demo(ui);
         return;
     }
     if let Some(model) = url_param("model").filter(|s| !s.is_empty()) {
-        ui.auto_plan.set(plan);
         load_model_url(ui, model, url_param("src").filter(|s| !s.is_empty()));
     }
 }
@@ -41,7 +40,6 @@ pub fn open_demo(ui: Ui) {
     // The demo never spends: whatever provider was remembered, it runs on
     // the offline completer (the user may still pick another afterwards).
     ui.provider.kind.set("demo".into());
-    ui.auto_plan.set(true);
     ui.tour.set(super::state::Tour::Planning);
     load_model_url(ui, DEMO_MODEL.into(), Some(DEMO_SOURCE.into()));
 }

@@ -407,6 +407,8 @@ fn Tree() -> impl IntoView {
                                     <span class="name">{r.name}</span>
                                 </div>
                             }
+                            // The tree level (1 = a root row): this Leptos has no typed `aria-level`.
+                            .add_any_attr(leptos::tachys::html::attribute::custom::custom_attribute("aria-level", (r.depth + 1).to_string()))
                         }).collect::<Vec<_>>()
                     }}
                 </div>

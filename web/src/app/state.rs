@@ -105,8 +105,6 @@ pub struct Ui {
     pub import_confirm: RwSignal<Option<ImportQuestion>>,
     pub notice: RwSignal<Option<String>>,
     pub stores: RwSignal<Vec<StoreInfo>>,
-    /// `?plan=1` or the demo: plan as soon as the store is open.
-    pub auto_plan: RwSignal<bool>,
     pub tour: RwSignal<Tour>,
     /// The last plan made for the loaded model (shown while a new one is made).
     pub last_plan: RwSignal<Option<PlanView>>,
@@ -211,7 +209,6 @@ impl Ui {
             import_confirm: RwSignal::new(None),
             notice: RwSignal::new(None),
             stores: RwSignal::new(Vec::new()),
-            auto_plan: RwSignal::new(false),
             tour: RwSignal::new(Tour::Off),
             last_plan: RwSignal::new(None),
             models: RwSignal::new((Vec::new(), None)),
@@ -300,7 +297,6 @@ impl Ui {
             }
             FromWorker::SourceFailed { message } => self.source.set(Source::Failed(message)),
             FromWorker::StoreOpened { store } => {
-                let first = self.store.get_untracked().is_none_or(|s| s.name != store.name);
                 let writable = store.read_only.is_none();
                 if let Load::Loaded(m) = self.load.get_untracked() {
                     super::keep::remember_store_label(&store.name, &m.root, &m.name);
@@ -308,7 +304,6 @@ impl Ui {
                 self.store.set(Some(store));
                 // Every load plans at once with the current settings (and a
                 // store that changed plans again: a run ended, an import).
-                let _ = first;
                 if !self.is_running() {
                     self.plan();
                 }
