@@ -86,6 +86,19 @@ fn an_operation_names_its_callees_callers_fields_and_throws() {
     assert!(terminal
         .description()
         .contains("The constructor of `CardTerminal` calls `Money.ofCents`; it is called by `new PedalPointShop`."));
+    // Read-only when the model records no write and no call.
+    let Block::Operation(exceeds) =
+        answer(&demo, Level::Operation, "java:com.pedalpoint.common/Money.exceeds(com.pedalpoint.common.Money)")
+    else {
+        panic!("an operation block")
+    };
+    assert_eq!(
+        exceeds.description,
+        "Written from the code's facts, not by an LLM: The method `exceeds` of `Money` makes no call the model \
+         records; it is called by `CardTerminal.charge` and `HourlyPricing.quote`. It reads the field `cents`. \
+         `Money` is a class in the module `com.pedalpoint.common`."
+    );
+    assert!(exceeds.safe);
     let quote = answer(&demo, Level::Operation, "java:com.pedalpoint.billing/DayPassPricing.quote(long)");
     assert!(quote.description().contains(
         "The method `quote` of `DayPassPricing` calls `Money.times`, and calls into `Math` outside the code base; \
