@@ -184,8 +184,9 @@ test('the demo: full-text search over the explanations, and stale marking after 
     assert.equal(await page.locator('#selection script').count(), 0);
 
     // Full-text search finds units by the words of their explanations.
-    // The demo's answers say they are not an LLM's: find them by those words.
-    await page.fill('#text-search', 'demo rental');
+    // The demo's answers are written from the code's facts: find the
+    // operations that throw RentalException by those words.
+    await page.fill('#text-search', 'throws RentalException');
     const hits = page.locator('#text-hits .text-hit');
     await hits.first().waitFor({ timeout: 30_000 });
     assert.ok((await hits.count()) > 0);
@@ -193,7 +194,10 @@ test('the demo: full-text search over the explanations, and stale marking after 
     await hits.first().locator('button').click();
     await page.waitForFunction((was) => document.querySelector('#selection')?.dataset.id !== was, was);
     await page.locator('#insight[data-status="explained"]').waitFor();
-    assert.match(await page.locator('#insight').innerText(), /demo \(not an LLM\)/i);
+    const insight = await page.locator('#insight').innerText();
+    assert.match(insight, /demo \(not an LLM\)/i);
+    assert.match(insight, /Written from the code's facts, not by an LLM: The (method|constructor) /);
+    assert.match(insight, /It throws [^.]*RentalException/);
     await page.locator('#insight[data-stale="false"]').waitFor();
 
     // Change one source file (a folder picked by hand), plan again: its units are stale, with why.

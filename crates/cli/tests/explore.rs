@@ -109,7 +109,14 @@ fn explanations_from_the_sidecar_then_the_store_and_stale_when_the_source_change
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     // The store is there: it answers.
     let md = ok(&explore(&dir, &[&model, "RentalService.finish", "--src", &src_arg]));
-    assert!(md.contains("  - *generated:* [demo — not written by an LLM]"), "{md}");
+    // The demo's explanation, from the model's facts: what it calls, first.
+    assert!(
+        md.contains(
+            "  - *generated:* Written from the code's facts, not by an LLM: The method `finish` of `RentalService` calls \
+             `new RentalException`, `Rent…\n"
+        ),
+        "{md}"
+    );
     assert!(md.contains("; none is stale."), "{md}");
     // Without the store, the side-car answers the same.
     std::fs::rename(dir.join("model.insights.db"), dir.join("away.db")).unwrap();

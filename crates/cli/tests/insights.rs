@@ -137,8 +137,8 @@ fn a_query_lists_rows_by_level_with_a_limit() {
     for r in &rows {
         assert_eq!(r.len(), 4, "{r:?}");
         assert!(r[0].starts_with("java:"), "{r:?}");
-        assert_eq!(r[2], "0.00", "{r:?}");
-        assert!(r[3].contains("not written by an LLM"), "{r:?}");
+        assert_eq!(r[2], "0.10", "{r:?}");
+        assert!(r[3].starts_with("Written from the code's facts, not by an LLM: `"), "{r:?}");
     }
     let ids: Vec<&str> = rows.iter().map(|r| r[0]).collect();
     let mut sorted = ids.clone();
@@ -192,10 +192,17 @@ fn an_explained_id_shows_its_record() {
     let t = text(&out.stdout);
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines[0], ORDER);
-    assert!(lines[1].starts_with("  type (class) · ") && lines[1].ends_with(" · confidence 0.00"), "{t}");
+    assert!(lines[1].starts_with("  type (class) · ") && lines[1].ends_with(" · confidence 0.10"), "{t}");
     assert!(lines[2].starts_with("  com/acme/order/Order.java · llm"), "{t}");
     assert_eq!(lines[3], "");
-    assert!(lines[4].contains("not written by an LLM"), "{t}");
+    assert_eq!(
+        lines[4],
+        "Written from the code's facts, not by an LLM: `Order` is a class in the module `com.acme.order` that extends \
+         `AbstractOrder`. Its fields are `MAX_LINES`, `channel: Channel` and `trail: StringBuilder`. Its methods are \
+         `channel` and `discount`; it has 2 constructors. Within the code base it depends on `AbstractOrder`, \
+         `Audited`, `Channel` and `Money`; `Notifications` and `OrderService` depend on it.",
+        "{t}"
+    );
     assert!(t.contains("\n{\n  \"name\": \"Order\",\n"), "{t}");
     assert!(!t.contains("\"description\""), "the description is shown once, as text: {t}");
     assert!(t.ends_with("\n}\n"), "{t}");

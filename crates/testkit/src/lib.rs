@@ -1,7 +1,7 @@
 //! Test support (native only).
 //!
 //! [`MockProvider`] is a chat-completions server on `127.0.0.1` that answers
-//! every request with the offline demo's blocks ([`llm::demo`]), records what
+//! every request with placeholder blocks ([`llm::demo::placeholder_answer`]), records what
 //! it was sent, and misbehaves on demand ([`Fault`], per request number or
 //! per unit id). It speaks plain HTTP/1.1 over `std::net` (one thread per
 //! connection, `Connection: close`) rather than through an HTTP server crate,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use insights::complete::Asking;
 use insights::vocab::Level;
-use llm::demo::demo_answer;
+use llm::demo::placeholder_answer;
 use serde_json::{json, Value};
 
 use crate::fault::{Fault, FaultRule};
@@ -372,7 +372,7 @@ fn chat(req: &Request, path: &str, state: &State) -> Option<Response> {
     let fault = rules.iter().map(|r| &r.fault).find(|f| !matches!(f, Fault::Delay(_)));
     let answer = || {
         asking_of(&user, &schema_name, &schema)
-            .map(|a| demo_answer(&a))
+            .map(|a| placeholder_answer(&a))
             .map_err(|e| Response::json(400, error_body(400, &format!("mock: {e}"))))
     };
     Some(match fault {

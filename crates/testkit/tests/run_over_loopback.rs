@@ -12,7 +12,7 @@ use insights::run::{run, MemoryBook, RunOptions, RunResult};
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
 use insights::vocab::FailureKind;
-use llm::demo::DEMO_MARK;
+use llm::demo::PLACEHOLDER_MARK;
 use llm::native::NativeTransport;
 use llm::{LlmClient, ProviderConfig, RecordingSleeper};
 use sources::MemorySources;
@@ -65,7 +65,7 @@ fn a_whole_run_over_loopback() {
     assert_eq!(mock.count(), 5);
     let h = &book.records[H];
     assert_eq!(h.model.as_deref(), Some("leaf-model-served"));
-    assert!(h.block.description().starts_with(DEMO_MARK));
+    assert!(h.block.description().starts_with(PLACEHOLDER_MARK));
     assert!(r.failures.is_empty() && r.aborted.is_none());
 }
 

@@ -104,7 +104,11 @@ pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, m
     }
 }
 
-pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, WorkerError> {
+/// The run's completer; the offline demo answers from `corpus`'s facts.
+pub(super) fn completer<'c>(
+    request: &RunRequest,
+    corpus: &'c Corpus<'c>,
+) -> Result<Box<dyn Completer + 'c>, WorkerError> {
     if let Some(missing) = request.provider.missing() {
         return Err(WorkerError::Refused(format!("the run needs {missing}")));
     }
@@ -124,7 +128,7 @@ pub(super) fn completer(request: &RunRequest) -> Result<Box<dyn Completer>, Work
                 }
             });
         })),
-        None => Box::new(llm::demo::DemoCompleter),
+        None => Box::new(llm::demo::DemoCompleter::new(corpus)),
     })
 }
 
@@ -151,8 +155,8 @@ pub(super) async fn run_on(
     name: &str,
 ) -> Result<(), WorkerError> {
     let started = now_ms();
-    let completer = completer(request)?;
     let corpus = Corpus::build(model, analyzer::view::View::all(), None).map_err(|e| format!("{name}: {e}"))?;
+    let completer = completer(request, &corpus)?;
     let src = source();
     let empty = sources::MemorySources::default();
     let reader: &dyn SourceReader = src.as_deref().map_or(&empty, Source::reader);

@@ -349,11 +349,20 @@ fn now_iso() -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
-/// The completer the flags ask for, and a line saying which it is.
-fn completer(args: &ExplainArgs, calls: u64) -> Result<(Box<dyn Completer>, String, String), Failure> {
+/// The completer the flags ask for, and a line saying which it is. The
+/// offline demo answers from `corpus`'s facts.
+fn completer<'c>(
+    args: &ExplainArgs,
+    calls: u64,
+    corpus: &'c Corpus<'c>,
+) -> Result<(Box<dyn Completer + 'c>, String, String), Failure> {
     let choice = match args.provider {
         ProviderChoice::Demo => {
-            return Ok((Box::new(llm::demo::DemoCompleter), "demo".into(), "the offline demo, not an LLM".into()))
+            return Ok((
+                Box::new(llm::demo::DemoCompleter::new(corpus)),
+                "demo".into(),
+                "the offline demo, written from the model's facts, not an LLM".into(),
+            ))
         }
         ProviderChoice::Auto => "auto",
         ProviderChoice::Openrouter => "openrouter",
@@ -433,7 +442,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
         }
     }
     let (completer, provider, reason) = if calls > 0 {
-        let (c, name, reason) = completer(args, calls)?;
+        let (c, name, reason) = completer(args, calls, x.corpus)?;
         (Some(c), name, reason)
     } else {
         (None, String::new(), String::new())
@@ -525,7 +534,7 @@ pub fn execute(x: Execute<'_>) -> Result<Result<(), Failure>, Failure> {
             panic!("test panic after {} steps", e.done);
         }
     };
-    let demo = llm::demo::DemoCompleter;
+    let demo = llm::demo::DemoCompleter::new(x.corpus);
     let completer: &dyn Completer = completer.as_deref().unwrap_or(&demo);
     let result = futures_executor::block_on(run.execute(
         x.corpus,
