@@ -1,8 +1,9 @@
 //! The navigator: a virtualized tree of modules → types → members with
 //! search, the selection's dependencies grouped by role, its explanation
 //! (the three-way answer, stale marking), full-text search over the
-//! explanations, a layered graph of the neighbourhood or of the modules,
-//! and the cycle report. The selection lives in the address (`#id=…`).
+//! explanations, and a layered graph of the neighbourhood or of the
+//! modules (the cycle report is `cycles.rs`). The selection lives in the
+//! address (`#id=…`).
 
 use super::link::send;
 use super::state::{group, Running, Tab, Ui};
