@@ -7,7 +7,16 @@
 //     (#model-status "reading"), when the model is loaded and when the plan is
 //     shown; the Worker's own read and plan figures; the UI thread's long tasks
 //     before loading starts, while loading, and while planning and rendering
-//     the plan.
+//     the plan. Then, in the same page right after the plan is shown, the
+//     Navigate tab is opened (when its first tree row is in the DOM, and the
+//     Worker's own build figure), then the Cycles tab (when its first row
+//     is in the DOM, how many rows the DOM holds, and the longest UI-thread
+//     task from the click until a second after the first row).
+//
+//   node tests/bench/page.mjs runstart MODEL_PATH [TIMEOUT_SECONDS]
+//     The same, then a run (the offline demo provider) confirmed the moment
+//     the plan is shown, while the Worker prepares the navigator: confirm ->
+//     the run's first progress shown.
 //
 //   node tests/bench/page.mjs drop MODEL_PATH [TIMEOUT_SECONDS]
 //     A fresh browser opens the landing, then a model file is dropped on the
@@ -23,6 +32,8 @@
 import { launch, BASE_URL, instrument, collected, longTasksBetween, reached, numbers } from './common.mjs';
 
 const [mode, ...rest] = process.argv.slice(2);
+/** A row of the Cycles list (a cycle's heading; before the list was virtualised, a cycle's block). */
+const CYCLE_ROW = '#cycles .cycle';
 
 /** Opens `path` in `context` and waits until the plan is shown (and, if asked, the source). */
 async function openAndPlan(context, path, timeout, { source = false } = {}) {
@@ -64,16 +75,42 @@ async function fetches(target, pageOrigin) {
 }
 
 /**
- * The Worker's own time to build the navigator, which it does after the read
- * and before the plan; shown on the Navigate tab, so read after everything
- * else (null on a page without a navigator).
+ * The Navigate tab opened the moment the plan is shown: the navigator is
+ * built in the Worker's idle time after loading, so the tree should follow
+ * within 1.5 s of the plan. Resolves when the first tree row is in the DOM
+ * (null on a page without the tab).
  */
-async function navigatorMillis(page) {
+async function openNavigate(page, timeout) {
   if (!(await page.locator('#tab-navigate').count())) return null;
+  const clickedAt = await page.evaluate(() => performance.now());
   await page.click('#tab-navigate');
+  await page.locator('.tree-row').first().waitFor({ state: 'attached', timeout });
   const facts = page.locator('#nav-facts');
-  await facts.waitFor({ timeout: 10_000 });
-  return Number(await facts.getAttribute('data-millis'));
+  await facts.waitFor({ state: 'attached', timeout });
+  return { clickedAt, navMillis: Number(await facts.getAttribute('data-millis')) };
+}
+
+/**
+ * Then the Cycles tab: when its first row is in the DOM after the click
+ * (target 1 s), how many rows the DOM holds of how many cycles, and the
+ * UI thread's longest task from the click until a second after the first
+ * row (target 100 ms).
+ */
+async function openCycles(page, timeout) {
+  const clickedAt = await page.evaluate(() => performance.now());
+  await page.click('#tab-cycles');
+  await page.locator(CYCLE_ROW).first().waitFor({ state: 'attached', timeout });
+  await page.waitForTimeout(1000);
+  const { longTasks, marks } = await collected(page);
+  const total = page.locator('#cycles [data-cycles]');
+  return {
+    firstRowMs: marks.cycleRow - clickedAt,
+    // The list items: virtualised rows, or (before) every member button and link line.
+    domRows: await page.locator('#cycles .cycle-row, #cycles li, #cycles p > button.member').count(),
+    cycles: (await total.count()) ? Number(await total.first().getAttribute('data-cycles')) : null,
+    rows: (await total.count()) ? Number(await total.first().getAttribute('data-total')) : null,
+    longTasks: longTasksBetween(longTasks, clickedAt, Infinity),
+  };
 }
 
 async function model(modelPath, timeoutSeconds = 1800) {
@@ -81,12 +118,14 @@ async function model(modelPath, timeoutSeconds = 1800) {
   const browser = await launch();
   try {
     const context = await browser.newContext();
-    await instrument(context);
+    await instrument(context, { firsts: { treeRow: '.tree-row', cycleRow: CYCLE_ROW } });
     const path = `?model=${encodeURIComponent(modelPath)}&plan=1`;
     const { page, loaded, planned } = await openAndPlan(context, path, timeout);
+    const navigate = await openNavigate(page, timeout);
     // Long-task entries arrive after their task; the plan's first table page is fetched after it is shown.
     await page.waitForTimeout(1000);
     const { longTasks, marks } = await collected(page);
+    const planningEnd = navigate ? navigate.clickedAt : Infinity;
     const reading = marks['model-status:reading'];
     const read = await numbers(loaded, ['millis', 'wasmMemory']);
     return {
@@ -100,11 +139,14 @@ async function model(modelPath, timeoutSeconds = 1800) {
       longTasks: {
         startup: longTasksBetween(longTasks, 0, reading),
         loading: longTasksBetween(longTasks, reading, marks['model-status:loaded']),
-        planning: longTasksBetween(longTasks, marks['model-status:loaded'], Infinity),
+        planning: longTasksBetween(longTasks, marks['model-status:loaded'], planningEnd),
+        ...(navigate ? { navigate: longTasksBetween(longTasks, navigate.clickedAt, Infinity) } : {}),
       },
       text: await planned.innerText(),
-      // Last: it opens the Navigate tab.
-      navMillis: await navigatorMillis(page),
+      navMillis: navigate?.navMillis ?? null,
+      treeAfterPlanMs: navigate ? marks.treeRow - marks['plan-status:planned'] : null,
+      // Last: it opens the Cycles tab.
+      cycles: navigate ? await openCycles(page, timeout) : null,
     };
   } finally {
     await browser.close();
@@ -178,6 +220,32 @@ async function demo(timeoutSeconds = 120) {
   }
 }
 
-const runs = { model, drop, demo };
-if (!runs[mode]) throw new Error('usage: page.mjs model MODEL_PATH [TIMEOUT_SECONDS] | drop MODEL_PATH [TIMEOUT_SECONDS] | demo [TIMEOUT_SECONDS]');
+/**
+ * A run started the moment the plan is shown, while the Worker prepares the
+ * navigator in its idle time: from the click on "confirm" until the run's
+ * first progress is shown (`#run-status[data-state="running"]`), with the
+ * offline demo provider; then the run is stopped.
+ */
+async function runstart(modelPath, timeoutSeconds = 1800) {
+  const timeout = Number(timeoutSeconds) * 1000;
+  const browser = await launch();
+  try {
+    const context = await browser.newContext();
+    await instrument(context, { firsts: { running: '#run-status[data-state="running"]' } });
+    const path = `?model=${encodeURIComponent(modelPath)}&plan=1`;
+    const { page } = await openAndPlan(context, path, timeout);
+    await page.click('#run-button');
+    await page.locator('#confirm').waitFor();
+    const clickedAt = await page.evaluate(() => performance.now());
+    await page.click('#confirm-run');
+    await page.locator('#run-status[data-state="running"]').waitFor({ state: 'attached', timeout });
+    const { marks } = await collected(page);
+    return { confirmToRunningMs: marks.running - clickedAt, planToConfirmMs: clickedAt - marks['plan-status:planned'] };
+  } finally {
+    await browser.close();
+  }
+}
+
+const runs = { model, drop, demo, runstart };
+if (!runs[mode]) throw new Error('usage: page.mjs model|runstart|drop MODEL_PATH [TIMEOUT_SECONDS] | demo [TIMEOUT_SECONDS]');
 console.log(JSON.stringify(await runs[mode](...rest)));

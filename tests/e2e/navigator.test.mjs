@@ -148,7 +148,7 @@ test('the upstream fixture with an imported side-car: tree, search, deep link, d
     const types = page.locator('.cycle-level[data-level="type"]');
     await types.waitFor({ timeout: 30_000 });
     assert.equal(await types.getAttribute('data-components'), '2');
-    const text = await types.innerText();
+    const text = await page.locator('#cycles').innerText();
     assert.match(text, /Basket/);
     assert.match(text, /Priceable/);
     await shot(page, 'nav-cycles');
@@ -247,6 +247,94 @@ test('during a run, an explanation appears in the navigator as its unit commits'
     await page.locator('#insight[data-status="unknown"]').waitFor();
     await page.locator('#insight[data-status="explained"]').waitFor({ timeout: 90_000 });
     assert.equal(await page.locator('#selection').getAttribute('data-id'), 'java:com.acme.order');
+  } finally {
+    await context.close();
+  }
+});
+
+/** A synthetic model (`cargo xtask synth`) big enough for hundreds of cycle rows, written once. */
+let synthModel;
+function synth() {
+  if (!synthModel) {
+    synthModel = join(mkdtempSync(join(tmpdir(), 'e2e-synth-')), 'model.jsonl');
+    const args = ['run', '-q', '-p', 'xtask', '--', 'synth', '--entities', '30000', '--edges', '97000', '--seed', '1', '--out', synthModel];
+    execFileSync('cargo', args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return synthModel;
+}
+
+test('after a load the tabs say preparing… until the Worker has built the navigator, never "Load a model"', async () => {
+  const model = synth();
+  const context = await browser.newContext();
+  // Every text the navigator's loading state shows, as it is shown.
+  await context.addInitScript(() => {
+    const seen = (globalThis.__navTexts = []);
+    new MutationObserver(() => {
+      for (const el of document.querySelectorAll('#nav-preparing, #cycles-preparing, #graph .preparing')) {
+        if (!seen.includes(el.textContent)) seen.push(el.textContent);
+      }
+      const hint = document.querySelector('#navigate > .hint');
+      if (hint && !seen.includes(hint.textContent)) seen.push(hint.textContent);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  const { page, problems } = await open(context, '');
+  try {
+    await page.locator('#worker-status', { hasText: 'worker ready' }).waitFor({ timeout: 30_000 });
+    await page.setInputFiles('#pick-model', model);
+    await page.locator('#model-status[data-state="loaded"]').waitFor({ timeout: 60_000 });
+    await page.click('#tab-navigate');
+    await page.locator('.tree-row').first().waitFor({ timeout: 60_000 });
+    const texts = await page.evaluate(() => globalThis.__navTexts);
+    assert.ok(texts.some((t) => /^Preparing the navigator…/.test(t)), `shown: ${JSON.stringify(texts)}`);
+    assert.ok(!texts.some((t) => /Load a model/.test(t)), `shown: ${JSON.stringify(texts)}`);
+    // Built once, in the idle time after the load: its facts follow.
+    await page.locator('#nav-facts').waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the Cycles list renders only a window of its rows, scrolls to the last cycle, and its members open in Navigate', async () => {
+  const model = synth();
+  const context = await browser.newContext();
+  const { page, problems } = await open(context, '');
+  try {
+    await page.locator('#worker-status', { hasText: 'worker ready' }).waitFor({ timeout: 30_000 });
+    await page.setInputFiles('#pick-model', model);
+    await page.locator('#model-status[data-state="loaded"]').waitFor({ timeout: 60_000 });
+    await page.click('#tab-cycles');
+    const facts = page.locator('#cycles-facts');
+    await facts.waitFor({ timeout: 60_000 });
+    const total = Number(await facts.getAttribute('data-total'));
+    const cycles = Number(await facts.getAttribute('data-cycles'));
+    const rows = page.locator('#cycles .cycle-row');
+    await rows.first().waitFor();
+    const domRows = await rows.count();
+    assert.ok(total > 4 * domRows, `${domRows} rows in the DOM of ${total} (${cycles} cycles)`);
+    assert.ok(domRows <= 200, `${domRows} rows in the DOM`);
+    const modules = Number(await page.locator('.cycle-level[data-level="module"]').getAttribute('data-components'));
+    assert.ok(cycles > modules, `${cycles} cycles, ${modules} of modules`);
+    await shot(page, 'cycles-top');
+
+    // Scrolled to the bottom: the last row and the last type cycle are there, still a window.
+    await page.locator('#cycles-scroll').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    const last = page.locator(`#cycles .cycle-row[style*="top: ${(total - 1) * 24}px"]`);
+    await last.waitFor({ timeout: 30_000 });
+    const heading = page.locator('#cycles .cycle-row.cycle').last();
+    assert.equal(await heading.getAttribute('data-level'), 'type');
+    assert.equal(await heading.getAttribute('data-index'), String(cycles - modules));
+    assert.ok((await rows.count()) <= 200);
+    await shot(page, 'cycles-bottom');
+
+    // A member opens in Navigate.
+    const member = page.locator('#cycles .cycle-member button.member').last();
+    const name = await member.innerText();
+    await member.click();
+    await page.locator('#selection[data-id]').waitFor({ timeout: 30_000 });
+    const selected = await page.locator('#selection h2').innerText();
+    assert.ok(selected.includes(name), `${JSON.stringify(selected)} names ${JSON.stringify(name)}`);
+    assert.deepEqual(problems, []);
   } finally {
     await context.close();
   }

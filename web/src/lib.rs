@@ -4,6 +4,7 @@
 //! * [`protocol`]: the typed messages between page and Worker;
 //! * [`planning`]: settings → plan → the page's view and table of it;
 //! * [`progress`]: step events → the run's progress and report;
+//! * [`cycles`]: the Cycles tab's list as rows of one height, windowed;
 //! * [`insight`]: the three-way answer for one id, as the insight panel shows it.
 //!
 //! Browser only (wasm32):
@@ -15,6 +16,7 @@
 //! the tab's memory (or, opted in, localStorage); send anything before the user
 //! confirmed the estimate.
 
+pub mod cycles;
 pub mod insight;
 pub mod planning;
 pub mod progress;

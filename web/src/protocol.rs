@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 6;
+pub const PROTOCOL_VERSION: u32 = 7;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -89,8 +89,10 @@ pub enum ToWorker {
     NavDeps { node: u32, limit: u64 },
     /// The neighbourhood of a node, or the module overview when `node` is `None`.
     NavGraph { node: Option<u32> },
-    /// The per-level cycle report.
-    NavCycles,
+    /// A window of the Cycles list (rows of one height, [`crate::cycles`]);
+    /// answered by [`FromWorker::CycleRows`], once the list is built (a
+    /// request while it is being prepared waits for it).
+    CycleRows { offset: u64, limit: u64 },
     /// Full-text search over the explanations in the store.
     TextSearch { query: String },
     /// A compact map of the code for a question; `flag` is the address's
@@ -362,6 +364,11 @@ pub enum FromWorker {
     StoreFile {
         name: String,
     },
+    /// The Worker has begun preparing `what` (`navigator`, `cycles`) for
+    /// the loaded model, in its idle time after the load (and the plan).
+    NavPreparing {
+        what: String,
+    },
     /// The navigator of the loaded model is built.
     NavReady {
         nodes: u64,
@@ -392,10 +399,12 @@ pub enum FromWorker {
     NavGraph {
         graph: navigator::GraphView,
     },
-    /// The cycle report, with the names of the members it lists.
-    NavCycles {
-        reports: Vec<navigator::CycleReport>,
-        names: Vec<(u32, String)>,
+    /// A window of the Cycles list: `total` rows in all, `cycles` cycles in all levels.
+    CycleRows {
+        offset: u64,
+        total: u64,
+        cycles: u64,
+        rows: Vec<crate::cycles::CycleRow>,
     },
     /// The map for a question: its Markdown (what "copy" copies), the listed
     /// symbols for links into the navigator, its size, and what answering cost.

@@ -574,25 +574,30 @@ fn cycle_report(graph: &CodeGraph<'_>, view: &View, level: Level, node_of: &[u32
     let components = report
         .components
         .iter()
-        .map(|c| CycleComponent {
-            members: c.members.iter().filter_map(|m| node(m)).collect(),
-            edges: c
-                .edges
-                .iter()
-                .filter_map(|e| {
-                    Some(CycleEdge {
-                        from: node(&e.from)?,
-                        to: node(&e.to)?,
-                        count: e.count,
-                        provenances: e.provenances.names().into_iter().map(str::to_string).collect(),
-                        all_declared: e.all_declared,
-                        feedback: c.feedback_edges.iter().any(|f| f.from == e.from && f.to == e.to),
+        .map(|c| {
+            // A set, not a scan per link: a tangle of thousands of types has
+            // tens of thousands of links and of feedback links.
+            let cut: hashbrown::HashSet<(&str, &str)> = c.feedback_edges.iter().map(|f| (&*f.from, &*f.to)).collect();
+            CycleComponent {
+                members: c.members.iter().filter_map(|m| node(m)).collect(),
+                edges: c
+                    .edges
+                    .iter()
+                    .filter_map(|e| {
+                        Some(CycleEdge {
+                            from: node(&e.from)?,
+                            to: node(&e.to)?,
+                            count: e.count,
+                            provenances: e.provenances.names().into_iter().map(str::to_string).collect(),
+                            all_declared: e.all_declared,
+                            feedback: cut.contains(&(&*e.from, &*e.to)),
+                        })
                     })
-                })
-                .collect(),
-            weight: c.weight,
-            feedback_weight: c.feedback_weight,
-            tangle_metric: c.tangle_metric,
+                    .collect(),
+                weight: c.weight,
+                feedback_weight: c.feedback_weight,
+                tangle_metric: c.tangle_metric,
+            }
         })
         .collect();
     let t = &report.tangle;

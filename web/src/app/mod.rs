@@ -7,6 +7,7 @@
 //! * [`link`]: the Worker link (posting, files beside messages, downloads);
 //! * the panels, top to bottom: [`load`], [`plan`], [`run`], [`keep`].
 
+mod cycles;
 mod explore;
 mod keep;
 mod link;
@@ -87,7 +88,7 @@ fn App() -> impl IntoView {
                 <div id="panel-graph" role="tabpanel" aria-labelledby="tab-graph"><navigate::GraphPanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Cycles>
-                <div id="panel-cycles" role="tabpanel" aria-labelledby="tab-cycles"><navigate::CyclesPanel /></div>
+                <div id="panel-cycles" role="tabpanel" aria-labelledby="tab-cycles"><cycles::CyclesPanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Explore>
                 <div id="panel-explore" role="tabpanel" aria-labelledby="tab-explore"><explore::ExplorePanel /></div>

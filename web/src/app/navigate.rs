@@ -1,15 +1,16 @@
 //! The navigator: a virtualized tree of modules → types → members with
 //! search, the selection's dependencies grouped by role, its explanation
 //! (the three-way answer, stale marking), full-text search over the
-//! explanations, a layered graph of the neighbourhood or of the modules,
-//! and the cycle report. The selection lives in the address (`#id=…`).
+//! explanations, and a layered graph of the neighbourhood or of the
+//! modules (the cycle report is `cycles.rs`). The selection lives in the
+//! address (`#id=…`).
 
 use super::link::send;
 use super::state::{group, Running, Tab, Ui};
 use crate::insight::{Author, InsightView};
 use crate::protocol::{FromWorker, NavTarget, TextHitView, ToWorker, NAV_DEPS_FIRST, NAV_DEPS_PAGE};
 use leptos::prelude::*;
-use navigator::{CycleReport, DepRowView, DepView, GraphView, NodeView, RoleGroup, SearchResult, TreeRow};
+use navigator::{DepRowView, DepView, GraphView, NodeView, RoleGroup, SearchResult, TreeRow};
 use wasm_bindgen::prelude::*;
 
 /// Tree row height in pixels (the rows are absolutely placed).
@@ -35,9 +36,9 @@ pub struct NavState {
     pub missing: RwSignal<Option<String>>,
     pub deps_limit: RwSignal<u64>,
     pub graph: RwSignal<Option<GraphView>>,
-    pub cycles: RwSignal<Option<Vec<CycleReport>>>,
-    /// Names of the cycles' members.
-    pub cycle_names: RwSignal<hashbrown::HashMap<u32, String>>,
+    /// What the Worker is preparing for the loaded model (`navigator`, `cycles`), if anything.
+    pub preparing: RwSignal<Option<String>>,
+    pub cycles: super::cycles::CycleState,
     pub text_query: RwSignal<String>,
     pub text_hits: RwSignal<Option<(Vec<TextHitView>, Option<String>)>>,
     /// The tree's scroll position, in rows.
@@ -58,8 +59,8 @@ impl NavState {
             missing: RwSignal::new(None),
             deps_limit: RwSignal::new(NAV_DEPS_FIRST),
             graph: RwSignal::new(None),
-            cycles: RwSignal::new(None),
-            cycle_names: RwSignal::new(hashbrown::HashMap::new()),
+            preparing: RwSignal::new(None),
+            cycles: super::cycles::CycleState::new(),
             text_query: RwSignal::new(String::new()),
             text_hits: RwSignal::new(None),
             first_row: RwSignal::new(0),
@@ -117,10 +118,14 @@ pub fn apply(ui: Ui, msg: FromWorker) {
     match msg {
         FromWorker::NavReady { nodes, deps, millis } => {
             nav.ready.set(Some((nodes, deps, millis)));
+            nav.preparing.set(None);
             nav.selected.set(None);
             nav.search.set(None);
             nav.graph.set(None);
-            nav.cycles.set(None);
+            nav.cycles.reset();
+            if ui.tab.get_untracked() == Tab::Cycles {
+                nav.cycles.refresh();
+            }
             nav.first_row.set(0);
             nav.refresh_rows();
             if let Some(id) = hash_id() {
@@ -160,9 +165,14 @@ pub fn apply(ui: Ui, msg: FromWorker) {
             }
         }),
         FromWorker::NavGraph { graph } => nav.graph.set(Some(graph)),
-        FromWorker::NavCycles { reports, names } => {
-            nav.cycle_names.set(names.into_iter().collect());
-            nav.cycles.set(Some(reports));
+        FromWorker::NavPreparing { what } => nav.preparing.set(Some(what)),
+        FromWorker::CycleRows { offset, total, cycles, rows } => {
+            nav.preparing.update(|p| {
+                if p.as_deref() == Some("cycles") {
+                    *p = None;
+                }
+            });
+            nav.cycles.apply(offset, total, cycles, rows);
         }
         FromWorker::TextHits { query, hits, message } if query == nav.text_query.get_untracked() => {
             nav.text_hits.set(Some((hits, message)))
@@ -171,10 +181,13 @@ pub fn apply(ui: Ui, msg: FromWorker) {
     }
 }
 
-/// A new model: the navigator is built by the Worker when first asked for —
-/// now, if the address names a selection or a navigator tab is open.
+/// A new model: the Worker prepares the navigator and the cycle list in its
+/// idle time after the load, or when first asked for — now, if the address
+/// names a selection or a navigator tab is open.
 pub fn model_loaded(ui: Ui) {
     ui.nav.ready.set(None);
+    ui.nav.preparing.set(Some("navigator".into()));
+    ui.nav.cycles.reset();
     if hash_id().is_some() || ui.tab.get_untracked() != Tab::Explain {
         ui.nav.refresh_rows();
     }
@@ -206,7 +219,7 @@ pub fn NavigatePanel() -> impl IntoView {
     view! {
         <section id="navigate" class="panel navigate">
             {move || match nav.ready.get() {
-                None => view! { <p class="hint">"Load a model to navigate it."</p> }.into_any(),
+                None => view! { <p class="hint preparing" id="nav-preparing">{move || super::cycles::preparing_text(nav.preparing.get().as_deref())}</p> }.into_any(),
                 Some((nodes, deps, millis)) => view! {
                     <p id="nav-facts" class="hint" data-nodes=nodes.to_string() data-millis=millis.to_string()>
                         {format!("{} nodes · {} dependency rows", group(nodes), group(deps))}
@@ -610,6 +623,7 @@ pub fn GraphPanel() -> impl IntoView {
     let selected = move || nav.selected.get().map(|(n, _, _)| n.node);
     view! {
         <section id="graph" class="panel">
+            {move || nav.ready.get().is_none().then(|| view! { <p class="hint preparing">{move || super::cycles::preparing_text(nav.preparing.get().as_deref())}</p> })}
             <div class="form">
                 <button id="graph-modules" on:click=move |_| send(&ToWorker::NavGraph { node: None })>"Modules overview"</button>
                 <button id="graph-selection" disabled=move || selected().is_none()
@@ -683,48 +697,6 @@ fn graph_svg(ui: Ui, g: GraphView) -> impl IntoView {
     }
 }
 
-#[component]
-pub fn CyclesPanel() -> impl IntoView {
-    let ui = expect_context::<Ui>();
-    let nav = ui.nav;
-    view! {
-        <section id="cycles" class="panel">
-            {move || match nav.cycles.get() {
-                None => view! { <p class="hint">"Computing the cycle report…"</p> }.into_any(),
-                Some(reports) => view! {
-                    <div>
-                        {reports.into_iter().map(|r| {
-                            let level = r.level.clone();
-                            let n = r.components.len();
-                            view! {
-                                <div class="cycle-level" data-level=level.clone() data-components=n.to_string()>
-                                    <h3>{format!("{level} cycles: {n}")}</h3>
-                                    {(n == 0).then(|| view! { <p class="hint">"None at this level."</p> })}
-                                    {r.components.into_iter().map(|c| {
-                                        let names = nav.cycle_names.get_untracked();
-                                        let name = move |m: u32| names.get(&m).cloned().unwrap_or_else(|| format!("#{m}"));
-                                        view! {
-                                            <div class="cycle">
-                                                <p>{c.members.iter().map(|m| {
-                                                    let m = *m;
-                                                    view! { <button class="link member" on:click=move |_| { ui.tab.set(Tab::Navigate); nav.select(NavTarget::Node(m)); }>{name(m)}</button>" " }
-                                                }).collect::<Vec<_>>()}</p>
-                                                <ul>{c.edges.iter().map(|e| view! {
-                                                    <li class:feedback=e.feedback>{format!("{} → {} ({} link(s)){}", name(e.from), name(e.to), e.count, if e.feedback { " · cut here to break the cycle" } else { "" })}</li>
-                                                }).collect::<Vec<_>>()}</ul>
-                                            </div>
-                                        }
-                                    }).collect::<Vec<_>>()}
-                                </div>
-                            }
-                        }).collect::<Vec<_>>()}
-                    </div>
-                }.into_any(),
-            }}
-        </section>
-    }
-}
-
 /// The tab strip.
 #[component]
 pub fn Tabs() -> impl IntoView {
@@ -737,7 +709,7 @@ pub fn Tabs() -> impl IntoView {
             ui.nav.refresh_rows();
         }
         match t {
-            Tab::Cycles if ui.nav.cycles.get_untracked().is_none() => send(&ToWorker::NavCycles),
+            Tab::Cycles if ui.nav.cycles.rows.get_untracked().is_none() => ui.nav.cycles.refresh(),
             Tab::Graph if ui.nav.graph.get_untracked().is_none() => send(&ToWorker::NavGraph { node: None }),
             _ => {}
         }

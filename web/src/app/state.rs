@@ -404,7 +404,8 @@ impl Ui {
             | FromWorker::NavMissing { .. }
             | FromWorker::NavDeps { .. }
             | FromWorker::NavGraph { .. }
-            | FromWorker::NavCycles { .. }
+            | FromWorker::NavPreparing { .. }
+            | FromWorker::CycleRows { .. }
             | FromWorker::TextHits { .. } => super::navigate::apply(*self, msg),
             FromWorker::Explored { answer } => {
                 self.explore_busy.set(false);

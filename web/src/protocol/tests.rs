@@ -30,6 +30,7 @@ fn messages_round_trip() {
         ToWorker::ImportSidecar { name: "m.insights.jsonl".into(), replace: false },
         ToWorker::FetchModels { provider: ProviderSettings::OpenRouter { key: String::new() } },
         ToWorker::Stop,
+        ToWorker::CycleRows { offset: 120, limit: 120 },
     ] {
         let back: ToWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
         assert_eq!(back, msg);
@@ -54,6 +55,23 @@ fn messages_round_trip() {
                 ListedModel { id: "c/d".into(), prices: None },
             ],
             message: None,
+        },
+        FromWorker::NavPreparing { what: "cycles".into() },
+        FromWorker::CycleRows {
+            offset: 0,
+            total: 3,
+            cycles: 1,
+            rows: vec![
+                crate::cycles::CycleRow::Member { node: 4, name: "Basket".into() },
+                crate::cycles::CycleRow::Link {
+                    from: 4,
+                    from_name: "Basket".into(),
+                    to: 5,
+                    to_name: "Cursor".into(),
+                    count: 2,
+                    feedback: true,
+                },
+            ],
         },
     ] {
         let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
@@ -179,4 +197,14 @@ fn a_run_request_without_an_output_mode_detects_it() {
     assert_eq!(back.output_mode, "detect");
     // The page offers exactly the names the CLI accepts.
     assert_eq!(llm::OutputMode::CHOICES[0], back.output_mode);
+}
+
+#[test]
+fn cycle_messages_have_their_wire_names() {
+    let json = serde_json::to_value(ToWorker::CycleRows { offset: 0, limit: 120 }).unwrap();
+    assert_eq!(json, serde_json::json!({"type": "cycle_rows", "offset": 0, "limit": 120}));
+    let json = serde_json::to_value(FromWorker::NavPreparing { what: "navigator".into() }).unwrap();
+    assert_eq!(json, serde_json::json!({"type": "nav_preparing", "what": "navigator"}));
+    let row = serde_json::to_value(crate::cycles::CycleRow::NoCycle { level: "module".into() }).unwrap();
+    assert_eq!(row, serde_json::json!({"row": "no_cycle", "level": "module"}));
 }

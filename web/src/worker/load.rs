@@ -85,12 +85,16 @@ pub(super) async fn model_read(answer: Result<(model::Model, ModelSummary), Load
         s.table = PlanTable::default();
         s.source.is_some()
     });
-    // The navigator and the explore index are built when first asked for.
-    STATE.with(|s| {
+    // The navigator and the cycle list are prepared in the idle time after
+    // the load (`prepare_soon`), or when first asked for; the explore index
+    // after the plan.
+    let model = STATE.with(|s| {
         let mut s = s.borrow_mut();
         s.nav = None;
+        s.cycles = None;
         s.expanded.clear();
         s.stale.clear();
+        s.loaded.as_ref().map(|l| l.model.clone())
     });
     EXPLORE.with(|e| e.borrow_mut().take());
     post(&FromWorker::ModelLoaded { summary });
@@ -98,6 +102,9 @@ pub(super) async fn model_read(answer: Result<(model::Model, ModelSummary), Load
         announce_source();
     }
     open_store(&store_name).await;
+    if let Some(model) = model {
+        prepare_soon(&model);
+    }
 }
 
 pub(super) fn parse_archive(name: &str, bytes: &[u8]) -> Result<Source, WorkerError> {

@@ -118,6 +118,8 @@ struct State {
     scope_ids: Vec<String>,
     /// The navigator of the loaded model, and which of its nodes are expanded.
     nav: Option<Rc<navigator::Navigator>>,
+    /// The Cycles list of the loaded model, built once after the navigator.
+    cycles: Option<Rc<crate::cycles::CycleList>>,
     expanded: hashbrown::HashSet<u32>,
     /// Why a record no longer matches the model (unit member id → reason), from the last plan.
     stale: hashbrown::HashMap<String, String>,
@@ -152,6 +154,9 @@ thread_local! {
     static IN_FLIGHT: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     /// The run's output mode as the client last told it (see `run::completer`).
     static OUTPUT_MODE: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// When the page's last message arrived or was last handled (`now_ms`):
+    /// idle-time work waits for quiet.
+    static LAST_MESSAGE_AT: Cell<f64> = const { Cell::new(0.0) };
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {
@@ -162,8 +167,12 @@ pub fn start() {
     console_error_panic_hook::set_once();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let data = ev.data();
+        LAST_MESSAGE_AT.with(|t| t.set(now_ms()));
         match wire::from_js::<ToWorker>(data.clone()) {
-            Ok(msg) => wasm_bindgen_futures::spawn_local(handle(msg, data)),
+            Ok(msg) => wasm_bindgen_futures::spawn_local(async move {
+                handle(msg, data).await;
+                LAST_MESSAGE_AT.with(|t| t.set(now_ms()));
+            }),
             Err(e) => post(&FromWorker::Error { message: format!("unreadable message: {e}") }),
         }
     });
@@ -337,19 +346,7 @@ async fn handle(msg: ToWorker, data: JsValue) {
                 post(&FromWorker::NavGraph { graph });
             }
         }
-        ToWorker::NavCycles => {
-            if let Some(nav) = navigator() {
-                let reports = nav.cycles();
-                let mut names: Vec<(u32, String)> = reports
-                    .iter()
-                    .flat_map(|r| r.components.iter().flat_map(|c| c.members.iter().copied()))
-                    .map(|m| (m, nav.node(m).name))
-                    .collect();
-                names.sort_unstable();
-                names.dedup();
-                post(&FromWorker::NavCycles { reports, names });
-            }
-        }
+        ToWorker::CycleRows { offset, limit } => cycle_rows(offset, limit),
         ToWorker::TextSearch { query } => text_search(query),
         ToWorker::Explore { question, flag, setting } => explore_question(question, flag, setting),
     }

@@ -74,10 +74,13 @@ pub(super) fn plan(settings: &PlanSettings) -> Result<(), WorkerError> {
         s.verdict = verdict.map(Rc::new);
     });
     post(&FromWorker::Planned { plan: view });
-    // Once the plan is shown, the explore index is built in the idle time
-    // after it, so a first question does not wait for it.
+    // Once the plan is shown, the navigator (unless built) and then the
+    // explore index are built in the idle time after it, so opening
+    // Navigate or a first question does not wait for them.
     wasm_bindgen_futures::spawn_local(async {
         gloo_timers::future::TimeoutFuture::new(50).await;
+        prepare_navigator();
+        gloo_timers::future::TimeoutFuture::new(0).await;
         if let Ok((model, _)) = loaded() {
             explore_cell(&model);
         }
