@@ -148,6 +148,8 @@ test('?demo never spends: a remembered provider is not used, and no request leav
     assert.equal(await page.getAttribute('#run-live', 'aria-live'), 'polite');
     assert.match(await page.locator('#run-live').textContent(), /^The run finished: \d+ explained, 0 failed, \d+ calls\.$/);
     assert.deepEqual(outside, [], 'no request outside the page');
+    // The remembered provider is still the one remembered: the demo does not overwrite it.
+    assert.match(await page.evaluate(() => localStorage.getItem('codegraph-insights.provider')), /^openai-compatible\u001f/);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
@@ -204,9 +206,11 @@ test('a run against the loopback provider survives a reload mid-run and resumes 
 test('Stop while paused sends nothing more: the calls waiting are withdrawn, owed, not failed', async () => {
   const context = await browser.newContext();
   let sent = 0;
-  context.on('request', (r) => {
-    if (r.url().endsWith('/chat/completions') && r.method() === 'POST') sent += 1;
-  });
+  let settled = 0;
+  const chat = (r) => r.url().endsWith('/chat/completions') && r.method() === 'POST';
+  context.on('request', (r) => { if (chat(r)) sent += 1; });
+  context.on('requestfinished', (r) => { if (chat(r)) settled += 1; });
+  context.on('requestfailed', (r) => { if (chat(r)) settled += 1; });
   const { page } = await open(context, '?model=fixtures/upstream-java/model.jsonl');
   try {
     await planned(page);
@@ -216,9 +220,12 @@ test('Stop while paused sends nothing more: the calls waiting are withdrawn, owe
     await page.waitForFunction(() => Number(document.querySelector('#run-status')?.dataset.calls ?? 0) >= 4, null, { timeout: 60_000 });
     await page.click('#pause-run');
     await page.locator('#run-status[data-state="paused"]').waitFor();
-    // The calls already sent come back; the next ones wait.
-    await page.waitForFunction(() => !document.querySelector('#run-status .asking'), null, { timeout: 30_000 });
-    await page.waitForTimeout(600);
+    // The calls already sent come back; the next ones wait, unsent.
+    const deadline = Date.now() + 30_000;
+    while (settled < sent && Date.now() < deadline) await page.waitForTimeout(50);
+    assert.equal(settled, sent, 'the calls in flight when paused came back');
+    await page.waitForTimeout(500);
+    assert.equal(settled, sent, 'nothing is sent while paused');
     const before = sent;
     await page.click('#stop-run');
     const done = await finished(page);

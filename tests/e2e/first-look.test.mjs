@@ -50,8 +50,12 @@ async function everyTab(page, check) {
       await page.press('#explore-question', 'Enter');
       await page.locator('#explore-answer').waitFor({ timeout: 30_000 });
     }
-    if (tab === 'graph') await page.locator('#graph-svg').waitFor({ timeout: 30_000 }).catch(() => {});
-    if (tab === 'cycles') await page.waitForTimeout(300);
+    if (tab === 'graph') await page.locator('#graph-svg').waitFor({ timeout: 30_000 });
+    if (tab === 'cycles') await page.locator('#cycles-facts').waitFor({ timeout: 30_000 });
+    if (tab === 'explain') {
+      // Everything the Explain tab folds away is opened, so its layout is checked too.
+      await page.evaluate(() => document.querySelectorAll('#panel-explain details').forEach((d) => { d.open = true; }));
+    }
     await check(tab);
   }
 }
@@ -100,8 +104,10 @@ test('?demo plans, runs offline and opens Navigate on a central service, explain
     assert.match(await page.locator('#selection .sel-name .badge').first().innerText(), /class|interface|type/i);
     assert.match(page.url(), /#id=/);
     // The tree's rows say their level; the selected type sits below its module.
-    assert.ok((await page.locator('[role="tree"] [role="treeitem"][aria-level="1"]').count()) >= 1);
-    const level = Number(await page.locator('[role="tree"] [role="treeitem"][aria-selected="true"]').getAttribute('aria-level'));
+    await page.locator('[role="tree"] [role="treeitem"][aria-level="1"]').first().waitFor();
+    const selected = page.locator('[role="tree"] [role="treeitem"][aria-selected="true"]');
+    await selected.waitFor();
+    const level = Number(await selected.getAttribute('aria-level'));
     assert.ok(level >= 2, `the selected row's level is ${level}`);
     await shot(page, 'demo-navigate-1400');
     await page.click('#tab-graph');
@@ -145,11 +151,13 @@ test('every load plans at once: a summary that stays in view, settings that re-p
     await page.selectOption('#provider-kind', 'openrouter');
     assert.equal(await page.locator('#summary-cost').innerText(), 'set a price');
     const keyNote = page.locator('#provider-key-error');
-    assert.match(await keyNote.innerText(), /OpenRouter needs an API key/);
+    assert.match(await keyNote.innerText(), /^Needed to explain: an OpenRouter API key/);
+    assert.equal(await page.getAttribute('#provider-key', 'aria-describedby'), 'provider-key-error');
     assert.match(await keyNote.getAttribute('class'), /field-warn/);
     await page.click('#run-button');
     await page.locator('#provider-key-error.field-error[role="alert"]').waitFor();
-    assert.match(await page.locator('#run-error').innerText(), /needs an API key/);
+    assert.match(await page.locator('#run-error').innerText(), /an OpenRouter API key/);
+    assert.equal(await page.getAttribute('#provider-key', 'aria-invalid'), 'true');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'provider-key');
     assert.equal(await page.locator('#confirm').count(), 0, 'no confirmation while something is missing');
     // Typing the key clears it.

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, need } from './browser.mjs';
-import { open, shot, planned, runAndConfirm, finished, providerMore, DEMO_BY_HAND } from './app.mjs';
+import { open, shot, planned, runAndConfirm, finished, providerMore, workerReady, DEMO_BY_HAND } from './app.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = need('E2E_CLI');
@@ -279,7 +279,7 @@ test('after a load the tabs say preparing… until the Worker has built the navi
   });
   const { page, problems } = await open(context, '');
   try {
-    await page.locator('#worker-status', { hasText: 'worker ready' }).waitFor({ timeout: 30_000 });
+    await workerReady(page);
     await page.setInputFiles('#pick-model', model);
     await page.locator('#model-status[data-state="loaded"]').waitFor({ timeout: 60_000 });
     await page.click('#tab-navigate');
@@ -300,7 +300,7 @@ test('the Cycles list renders only a window of its rows, scrolls to the last cyc
   const context = await browser.newContext();
   const { page, problems } = await open(context, '');
   try {
-    await page.locator('#worker-status', { hasText: 'worker ready' }).waitFor({ timeout: 30_000 });
+    await workerReady(page);
     await page.setInputFiles('#pick-model', model);
     await page.locator('#model-status[data-state="loaded"]').waitFor({ timeout: 60_000 });
     await page.click('#tab-cycles');

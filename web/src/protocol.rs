@@ -8,8 +8,11 @@
 //! Messages stay small: the model, the plan's rows and the records live in
 //! the Worker; the page asks for one page of rows at a time. Files picked
 //! or dropped travel beside a message as JS objects (`file`, `files`), never
-//! through serde. A provider key travels once, page → Worker, in
-//! [`RunRequest`]; its `Debug` is redacted and it is never sent back.
+//! through serde. A provider key travels page → Worker only where the
+//! Worker needs it to call the provider: in [`RunRequest`], and in the model
+//! list and price reads of a server that wants one (OpenRouter's list is
+//! public: the page blanks its key); its `Debug` is redacted and it is never
+//! sent back.
 
 use insights::report::grouped;
 use serde::{Deserialize, Serialize};
@@ -54,7 +57,12 @@ pub enum ToWorker {
     FetchPrices { provider: ProviderSettings, model: String },
     /// Read the provider's model list (ids, and prices where it lists
     /// them); answered by [`FromWorker::ProviderModels`].
-    FetchModels { provider: ProviderSettings },
+    FetchModels {
+        provider: ProviderSettings,
+        /// Which list the page asked for; sent back, so an answer to an
+        /// older question is told apart.
+        asked_for: String,
+    },
     /// Module and type ids containing `text` (for the scope picker); answered
     /// by [`FromWorker::ScopeSuggestions`].
     SuggestScope { text: String },
@@ -304,6 +312,8 @@ pub enum FromWorker {
     /// or it could not be read). `provider` names the provider asked.
     ProviderModels {
         provider: String,
+        /// The request's `asked_for`.
+        asked_for: String,
         models: Vec<ListedModel>,
         message: Option<String>,
     },
@@ -597,56 +607,43 @@ impl ProviderSettings {
         }
     }
 
-    /// What is missing before this provider can be called, if anything.
+    /// What is missing before this provider can be called, if anything
+    /// (one sentence of [`Self::missing_fields`]).
     pub fn missing(&self) -> Option<String> {
-        let empty = |s: &str| s.trim().is_empty();
-        match self {
-            ProviderSettings::Demo => None,
-            ProviderSettings::OpenRouter { key } if empty(key) => Some("an OpenRouter API key".into()),
-            ProviderSettings::CloudflareGateway { token, account, gateway } => {
-                let missing: Vec<&str> =
-                    [(token, "an API token"), (account, "an account id"), (gateway, "a gateway id")]
-                        .into_iter()
-                        .filter(|(v, _)| empty(v))
-                        .map(|(_, what)| what)
-                        .collect();
-                (!missing.is_empty()).then(|| format!("Cloudflare AI Gateway needs {}", missing.join(", ")))
-            }
-            ProviderSettings::OpenaiCompatible { base_url, .. }
-                if !(base_url.trim().starts_with("http://") || base_url.trim().starts_with("https://")) =>
-            {
-                Some("a base URL starting with http:// or https://".into())
-            }
-            _ => None,
+        let what: Vec<&str> = self.missing_fields().into_iter().map(|(_, what)| what).collect();
+        if what.is_empty() {
+            return None;
         }
+        Some(match self {
+            ProviderSettings::CloudflareGateway { .. } => format!("Cloudflare AI Gateway needs {}", what.join(", ")),
+            _ => what.join(", "),
+        })
     }
 
     /// What is missing, field by field: `(the page's input id, what it
-    /// needs)`, so the page says it beside the control.
-    pub fn missing_fields(&self) -> Vec<(&'static str, String)> {
+    /// needs)`, so the page says it beside the control. The one rule table
+    /// of what a provider needs.
+    pub fn missing_fields(&self) -> Vec<(&'static str, &'static str)> {
         let empty = |s: &str| s.trim().is_empty();
         match self {
             ProviderSettings::Demo => vec![],
-            ProviderSettings::OpenRouter { key } if empty(key) => {
-                vec![(
-                    "provider-key",
-                    "OpenRouter needs an API key to explain (planning and prices work without one)".into(),
-                )]
-            }
+            ProviderSettings::OpenRouter { key } if empty(key) => vec![("provider-key", "an OpenRouter API key")],
             ProviderSettings::OpenRouter { .. } => vec![],
             ProviderSettings::CloudflareGateway { token, account, gateway } => [
                 (token, "provider-key", "an API token"),
-                (account, "provider-account", "the account id"),
-                (gateway, "provider-gateway", "the gateway id"),
+                (account, "provider-account", "an account id"),
+                (gateway, "provider-gateway", "a gateway id"),
             ]
             .into_iter()
             .filter(|(v, _, _)| empty(v))
-            .map(|(_, id, what)| (id, format!("Cloudflare AI Gateway needs {what}")))
+            .map(|(_, id, what)| (id, what))
             .collect(),
-            ProviderSettings::OpenaiCompatible { .. } => match self.missing() {
-                Some(m) => vec![("provider-base-url", format!("the server needs {m}"))],
-                None => vec![],
-            },
+            ProviderSettings::OpenaiCompatible { base_url, .. }
+                if !(base_url.trim().starts_with("http://") || base_url.trim().starts_with("https://")) =>
+            {
+                vec![("provider-base-url", "a base URL starting with http:// or https://")]
+            }
+            ProviderSettings::OpenaiCompatible { .. } => vec![],
         }
     }
 

@@ -148,6 +148,16 @@ pub enum Hop {
     Dispatch,
 }
 
+impl Hop {
+    /// `calls` or `dispatch`, as the map's JSON says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Hop::Calls => "calls",
+            Hop::Dispatch => "dispatch",
+        }
+    }
+}
+
 /// One step of the flow.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FlowStep {
@@ -228,6 +238,17 @@ pub struct BlastGroup {
     /// Distinct files the dependents are in.
     pub files: usize,
     pub names: Listing<String>,
+}
+
+impl BlastGroup {
+    /// `3 invokers through `X.run` in 2 files`: how the map says the group
+    /// (the names not included), `quote` writing a name (backticks in
+    /// Markdown, as it is in a page).
+    pub fn label(&self, quote: impl Fn(&str) -> String) -> String {
+        let through = self.through.as_ref().map(|t| format!(" through {}", quote(t))).unwrap_or_default();
+        let files = if self.files > 1 { format!(" in {} files", self.files) } else { String::new() };
+        format!("{} {}{through}{files}", self.count, self.relation.noun(self.count))
+    }
 }
 
 /// The direct dependents of one symbol.

@@ -163,9 +163,7 @@ fn map_part(m: &ExploreMap) -> String {
                     if g.names.omitted > 0 {
                         names.push(more(g.names.omitted));
                     }
-                    let files = if g.files > 1 { format!(" in {} files", g.files) } else { String::new() };
-                    let through = g.through.as_ref().map(|t| format!(" through {}", code(t))).unwrap_or_default();
-                    format!("{} {}{through}{files}: {}", g.count, g.relation.noun(g.count), names.join(", "))
+                    format!("{}: {}", g.label(code), names.join(", "))
                 })
                 .collect();
             let deps = if parts.is_empty() {

@@ -122,7 +122,7 @@ pub fn KeepPanel() -> impl IntoView {
                                 <td data-label="size">{mb(s.bytes)}</td>
                                 <td class="row-actions">
                                     <button class="export-store" on:click=move |_| send(&ToWorker::ExportStore { name: export_name.clone() })>"Download"</button>
-                                    <button class="delete-store" disabled=move || ui.is_running() on:click=move |_| {
+                                    <button class="delete-store" disabled=move || ui.running_now() on:click=move |_| {
                                         let ok = web_sys::window().and_then(|w| w.confirm_with_message(&confirm_text).ok()).unwrap_or(false);
                                         if ok {
                                             send(&ToWorker::DeleteStore { name: delete_name.clone() });

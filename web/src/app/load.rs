@@ -2,7 +2,7 @@
 //! the bundled demo, or `?model=URL&src=URL` in the address.
 
 use super::link::{send, send_with, url_param};
-use super::state::{group, mb, Load, Source, Ui};
+use super::state::{group, mb, Load, Source, Tour, Ui};
 use crate::protocol::ToWorker;
 use leptos::prelude::*;
 use std::cell::RefCell;
@@ -40,11 +40,12 @@ pub fn open_demo(ui: Ui) {
     // The demo never spends: whatever provider was remembered, it runs on
     // the offline completer (the user may still pick another afterwards).
     ui.provider.kind.set("demo".into());
-    ui.tour.set(super::state::Tour::Planning);
     load_model_url(ui, DEMO_MODEL.into(), Some(DEMO_SOURCE.into()));
+    ui.tour.set(Tour::Planning);
 }
 
 fn load_model_url(ui: Ui, url: String, src: Option<String>) {
+    ui.loading(Tour::Off);
     ui.load.set(Load::Reading { bytes: 0, total: None });
     ui.source.set(Source::None);
     PENDING_SOURCE.with(|p| *p.borrow_mut() = src.map(Pending::Url));
@@ -52,11 +53,14 @@ fn load_model_url(ui: Ui, url: String, src: Option<String>) {
 }
 
 fn load_model_file(ui: Ui, file: web_sys::File) {
+    ui.loading(Tour::Off);
     ui.load.set(Load::Reading { bytes: 0, total: Some(file.size() as u64) });
     send_with(&ToWorker::LoadModelFile { name: file.name() }, Some(("file", file.into())));
 }
 
 fn load_source_file(ui: Ui, file: web_sys::File) {
+    // The user's own source: the demo's tour, if one was going, ends.
+    ui.tour.set(Tour::Off);
     if matches!(ui.load.get_untracked(), Load::Loaded(_)) {
         ui.source.set(Source::Reading);
         send_with(&ToWorker::LoadSourceFile { name: file.name() }, Some(("file", file.into())));
@@ -115,6 +119,11 @@ pub fn on_dragover(ev: web_sys::DragEvent) {
 
 pub fn on_drop(ui: Ui, ev: web_sys::DragEvent) {
     ev.prevent_default();
+    if !ui.ready.get_untracked() {
+        // A message posted before the Worker is up would be lost.
+        ui.notice.set(Some("the page is still starting: drop the files again in a moment".into()));
+        return;
+    }
     let files = file_list(ev.data_transfer().and_then(|d| d.files()));
     take_files(ui, files);
 }
@@ -149,6 +158,7 @@ pub fn LoadPanel() -> impl IntoView {
             .and_then(|p| p.split('/').next().map(str::to_owned))
             .unwrap_or_else(|| "folder".into());
         if !files.is_empty() {
+            ui.tour.set(Tour::Off);
             ui.source.set(Source::Reading);
             let array: js_sys::Array = files.into_iter().map(JsValue::from).collect();
             send_with(&ToWorker::LoadSourceFolder { name }, Some(("files", array.into())));
@@ -174,14 +184,14 @@ pub fn LoadPanel() -> impl IntoView {
             </Show>
             <div class="actions">
                 <Show when=move || !loaded()>
-                    <button id="open-demo" class="primary big" on:click=move |_| open_demo(ui)>"Try the demo"</button>
+                    <button id="open-demo" class="primary big" disabled=move || !ui.ready.get() on:click=move |_| open_demo(ui)>"Try the demo"</button>
                 </Show>
                 <label class="button file-button">{move || if loaded() { "Another model…" } else { "Choose a model…" }}
-                    <input id="pick-model" type="file" accept=".jsonl" on:change=on_model /></label>
+                    <input id="pick-model" type="file" accept=".jsonl" disabled=move || !ui.ready.get() on:change=on_model /></label>
                 <label class="button file-button">"Source archive…"
-                    <input id="pick-source" type="file" accept=".zip,.tar,.gz,.tgz" on:change=on_source /></label>
+                    <input id="pick-source" type="file" accept=".zip,.tar,.gz,.tgz" disabled=move || !ui.ready.get() on:change=on_source /></label>
                 <label class="button file-button">"Source folder…"
-                    <input id="pick-folder" type="file" node_ref=folder_ref on:change=on_folder /></label>
+                    <input id="pick-folder" type="file" node_ref=folder_ref disabled=move || !ui.ready.get() on:change=on_folder /></label>
             </div>
             <Show when=move || !loaded()>
                 <ol class="steps" aria-label="How it works">

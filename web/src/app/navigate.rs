@@ -501,9 +501,9 @@ fn InsightPanel(insight: InsightView) -> impl IntoView {
                 <p class="byline"><span class="badge muted">"not explained"</span>" "{model}" · "{format!("{attempts} attempt(s)")}</p>
                 <p class="reason"><code>{reason}</code></p>
                 <button id="insight-retry" on:click=move |_| {
+                    // (the settings' change plans again)
                     ui.settings.update(|s| s.retry_failed = true);
                     ui.tab.set(Tab::Explain);
-                    ui.plan();
                 }>"Retry the failures"</button>
             </section>
         }

@@ -65,7 +65,7 @@ fn Settings() -> impl IntoView {
                     on:change=move |ev| s.update(|s| s.force = event_target_checked(&ev)) />" Force: explain again what is already explained"</label>
                 <label><input id="set-retry" type="checkbox" prop:checked=move || s.get().retry_failed
                     on:change=move |ev| s.update(|s| s.retry_failed = event_target_checked(&ev)) />" Only the recorded failures (and what depends on them)"</label>
-                <button id="plan-button" on:click=move |_| ui.plan() disabled=move || !matches!(ui.load.get(), Load::Loaded(_)) || ui.is_running()>"Plan again"</button>
+                <button id="plan-button" on:click=move |_| ui.plan() disabled=move || !matches!(ui.load.get(), Load::Loaded(_)) || ui.running_now()>"Plan again"</button>
                 <p class="hint wide">"Every change plans again at once; the summary above follows."</p>
             </div>
         </details>

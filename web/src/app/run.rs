@@ -111,6 +111,8 @@ fn request(ui: &Ui) -> RunRequest {
 pub(super) fn start(ui: Ui, remember: bool) {
     ui.confirm.set(false);
     if remember {
+        // A run the user confirmed: the demo's tour, if one was waiting, is over.
+        ui.tour.set(super::state::Tour::Off);
         save_provider(&ui.provider);
     }
     if let Planning::Planned(p) = ui.planning.get_untracked() {
@@ -144,11 +146,22 @@ fn fetch_models(ui: Ui) {
     if kind == "demo" {
         return;
     }
-    let key = format!("{kind} {}", p.base_url.get_untracked().trim());
+    // Which list: the provider, its URL, and whether a key is there (a
+    // server's list may need one). A failed read is asked again next time.
+    let key = format!("{kind} {} {}", p.base_url.get_untracked().trim(), !p.key.get_untracked().trim().is_empty());
     if ui.models_for.get_untracked() != key {
-        ui.models_for.set(key);
+        ui.models_for.set(key.clone());
         ui.models.set((Vec::new(), Some("reading the provider's model list…".into())));
-        send(&ToWorker::FetchModels { provider: provider_settings(&p) });
+        send(&ToWorker::FetchModels { provider: list_settings(&p), asked_for: key });
+    }
+}
+
+/// The provider settings a model list or price read needs: OpenRouter's list
+/// is public, so its key stays on the page.
+fn list_settings(p: &ProviderForm) -> ProviderSettings {
+    match provider_settings(p) {
+        ProviderSettings::OpenRouter { .. } => ProviderSettings::OpenRouter { key: String::new() },
+        other => other,
     }
 }
 
@@ -180,6 +193,14 @@ fn ask_to_run(ui: Ui) {
     } else {
         ui.show_missing.set(false);
         ui.confirm.set(true);
+        // The dialog is below the sticky summary: bring it into view, focused.
+        request_animation_frame(move || {
+            if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("confirm"))
+            {
+                el.scroll_into_view();
+            }
+            focus("confirm-run");
+        });
     }
 }
 
@@ -189,6 +210,9 @@ fn ask_to_run(ui: Ui) {
 pub fn SummaryCard() -> impl IntoView {
     let ui = expect_context::<Ui>();
     move || {
+        if !matches!(ui.load.get(), super::state::Load::Loaded(_)) {
+            return None;
+        }
         let plan = ui.last_plan.get()?;
         let planning = matches!(ui.planning.get(), Planning::Running);
         let demo = ui.provider.kind.get() == "demo";
@@ -216,7 +240,7 @@ pub fn SummaryCard() -> impl IntoView {
                 </dl>
                 <div class="go">
                     <button id="run-button" class="primary big"
-                        disabled=move || ui.is_running() || ui.store.get().is_none_or(|s| s.read_only.is_some())
+                        disabled=move || ui.running_now() || ui.store.get().is_none_or(|s| s.read_only.is_some())
                         on:click=move |_| ask_to_run(ui)>
                         "Explain…"
                     </button>
@@ -227,7 +251,7 @@ pub fn SummaryCard() -> impl IntoView {
                         ) }}
                     </p>
                     {(show_missing && !missing.is_empty()).then(|| view! {
-                        <p id="run-error" class="field-error" role="alert">{format!("{}: see Provider and model, below.", missing[0].1)}</p>
+                        <p id="run-error" class="field-error" role="alert">{format!("{} See Provider and model, below.", need_text(missing[0].0, missing[0].1))}</p>
                     })}
                 </div>
             </section>
@@ -267,8 +291,9 @@ pub fn RunPanel() -> impl IntoView {
 fn need(ui: Ui, field: &'static str) -> impl Fn() -> Option<AnyView> + Send + Sync + 'static {
     move || {
         let missing = provider_settings_tracked(&ui.provider);
-        missing.into_iter().find(|(f, _)| *f == field).map(|(_, why)| {
+        missing.into_iter().find(|(f, _)| *f == field).map(|(_, what)| {
             let id = format!("{field}-error");
+            let why = need_text(field, what);
             if ui.show_missing.get() {
                 view! { <p class="field-error" id=id role="alert">{why}</p> }.into_any()
             } else {
@@ -306,31 +331,38 @@ pub fn ProviderCard() -> impl IntoView {
                     </select>
                 </label>
                 <Show when=move || kind() == "openai-compatible">
-                    <label class="field span-2"><span>"Base URL"</span>
+                    <div class="field span-2"><label for="provider-base-url">"Base URL"</label>
                         <input id="provider-base-url" type="url" placeholder="http://127.0.0.1:8000/v1" prop:value=move || p.base_url.get()
+                            aria-describedby=described(ui, "provider-base-url") aria-invalid=invalid(ui, "provider-base-url")
                             on:input=move |ev| p.base_url.set(event_target_value(&ev)) />
                         {need(ui, "provider-base-url")}
-                    </label>
+                    </div>
                 </Show>
                 <Show when=move || kind() == "cloudflare-gateway">
-                    <label class="field"><span>"Account id"</span>
-                        <input id="provider-account" type="text" prop:value=move || p.account.get() on:input=move |ev| p.account.set(event_target_value(&ev)) />
+                    <div class="field"><label for="provider-account">"Account id"</label>
+                        <input id="provider-account" type="text" prop:value=move || p.account.get()
+                            aria-describedby=described(ui, "provider-account") aria-invalid=invalid(ui, "provider-account")
+                            on:input=move |ev| p.account.set(event_target_value(&ev)) />
                         {need(ui, "provider-account")}
-                    </label>
-                    <label class="field"><span>"Gateway id"</span>
-                        <input id="provider-gateway" type="text" prop:value=move || p.gateway.get() on:input=move |ev| p.gateway.set(event_target_value(&ev)) />
+                    </div>
+                    <div class="field"><label for="provider-gateway">"Gateway id"</label>
+                        <input id="provider-gateway" type="text" prop:value=move || p.gateway.get()
+                            aria-describedby=described(ui, "provider-gateway") aria-invalid=invalid(ui, "provider-gateway")
+                            on:input=move |ev| p.gateway.set(event_target_value(&ev)) />
                         {need(ui, "provider-gateway")}
-                    </label>
+                    </div>
                 </Show>
                 <Show when=move || kind() != "demo">
-                    <label class="field"><span>{move || if kind() == "cloudflare-gateway" { "API token" } else { "API key" }}</span>
+                    <div class="field"><label for="provider-key">{move || if kind() == "cloudflare-gateway" { "API token" } else { "API key" }}</label>
                         <input id="provider-key" type="password" autocomplete="off" prop:value=move || p.key.get()
+                            aria-describedby=described(ui, "provider-key") aria-invalid=invalid(ui, "provider-key")
                             on:input=move |ev| p.key.set(event_target_value(&ev)) />
                         {need(ui, "provider-key")}
-                    </label>
+                    </div>
                 </Show>
-                <label class="field"><span>"Model"</span>
+                <div class="field"><label for="set-model">"Model"</label>
                     <input id="set-model" type="text" list="model-list" autocomplete="off" prop:value=move || s.get().model
+                        aria-describedby="model-list-note"
                         on:focus=move |_| fetch_models(ui)
                         on:change=move |ev| {
                             let v = event_target_value(&ev).trim().to_owned();
@@ -341,9 +373,9 @@ pub fn ProviderCard() -> impl IntoView {
                         let text = note.clone().or_else(|| (!list.is_empty()).then(|| format!(
                             "{} models listed by the provider; picking one fills its prices in", group(list.len() as u64)
                         )));
-                        text.map(|t| view! { <p id="model-list-note" class="hint">{t}</p> })
+                        view! { <p id="model-list-note" class="hint">{text}</p> }
                     })}
-                </label>
+                </div>
                 <datalist id="model-list">
                     {move || ui.models.with(|(list, _)| list.iter().map(|m| {
                         let label = m.prices.map(|pr| format!("${} in, ${} out per M tokens", pr.input, pr.output)).unwrap_or_default();
@@ -362,7 +394,7 @@ pub fn ProviderCard() -> impl IntoView {
                 <div class="field"><span aria-hidden="true">" "</span>
                     <button id="fetch-prices" on:click=move |_| {
                         let model = ui.settings.get_untracked().model;
-                        send(&ToWorker::FetchPrices { provider: provider_settings(&p), model });
+                        send(&ToWorker::FetchPrices { provider: list_settings(&p), model });
                     }>"Prices from the provider"</button>
                 </div>
             </div>
@@ -396,8 +428,27 @@ pub fn ProviderCard() -> impl IntoView {
     }
 }
 
+/// What a field still needs, as a sentence.
+fn need_text(field: &str, what: &str) -> String {
+    let also = if field == "provider-key" { " (planning and reading prices work without it)" } else { "" };
+    format!("Needed to explain: {what}{also}.")
+}
+
+/// The field's description (its message) and whether it is invalid (after
+/// Explain was pressed), for `aria-describedby` / `aria-invalid`.
+fn described(ui: Ui, field: &'static str) -> impl Fn() -> Option<String> + Send + Sync + 'static {
+    move || provider_settings_tracked(&ui.provider).iter().any(|(f, _)| *f == field).then(|| format!("{field}-error"))
+}
+
+fn invalid(ui: Ui, field: &'static str) -> impl Fn() -> Option<&'static str> + Send + Sync + 'static {
+    move || {
+        (ui.show_missing.get() && provider_settings_tracked(&ui.provider).iter().any(|(f, _)| *f == field))
+            .then_some("true")
+    }
+}
+
 /// [`ProviderSettings::missing_fields`] of the form, tracking its signals.
-fn provider_settings_tracked(p: &ProviderForm) -> Vec<(&'static str, String)> {
+fn provider_settings_tracked(p: &ProviderForm) -> Vec<(&'static str, &'static str)> {
     // Read every field tracked, so the messages follow the typing.
     let _ = (p.kind.get(), p.key.get(), p.account.get(), p.gateway.get(), p.base_url.get());
     provider_settings(p).missing_fields()
@@ -417,8 +468,8 @@ fn Confirm() -> impl IntoView {
             };
             let s = &p.settings;
             view! {
-                <div id="confirm" class="dialog" role="dialog" aria-modal="true">
-                    <h3>"Send these calls?"</h3>
+                <div id="confirm" class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-title">
+                    <h3 id="confirm-title">"Send these calls?"</h3>
                     <p>{format!(
                         "{} call(s) to {who}: ~{} input and ~{} output tokens, {}.",
                         group(p.total.calls), group(p.total.prompt_tokens), group(p.total.completion_tokens), cost_text(&p, prices(&ui.provider), matches!(provider, ProviderSettings::Demo))

@@ -236,7 +236,22 @@ impl Ui {
     }
 
     pub fn is_running(&self) -> bool {
-        matches!(self.running.get_untracked(), Running::Starting | Running::Going(_))
+        self.running.with_untracked(|r| matches!(r, Running::Starting | Running::Going(_)))
+    }
+
+    /// [`Self::is_running`], tracked: for what a view disables while a run goes.
+    pub fn running_now(&self) -> bool {
+        self.running.with(|r| matches!(r, Running::Starting | Running::Going(_)))
+    }
+
+    /// A model is being read: what was shown of the last one goes (its
+    /// plan, the demo's tour unless this load is the demo's).
+    pub fn loading(&self, tour: Tour) {
+        self.tour.set(tour);
+        self.last_plan.set(None);
+        self.planning.set(Planning::Idle);
+        self.rows.set(None);
+        self.confirm.set(false);
     }
 
     /// Asks the Worker to plan with the current settings.
@@ -285,6 +300,8 @@ impl Ui {
                 super::load::send_pending_source();
             }
             FromWorker::ModelFailed { error } => {
+                self.tour.set(Tour::Off);
+                self.last_plan.set(None);
                 self.load.set(Load::Failed(error));
                 self.planning.set(Planning::Idle);
                 self.rows.set(None);
@@ -295,7 +312,10 @@ impl Ui {
                     self.plan();
                 }
             }
-            FromWorker::SourceFailed { message } => self.source.set(Source::Failed(message)),
+            FromWorker::SourceFailed { message } => {
+                self.tour.set(Tour::Off);
+                self.source.set(Source::Failed(message))
+            }
             FromWorker::StoreOpened { store } => {
                 let writable = store.read_only.is_none();
                 if let Load::Loaded(m) = self.load.get_untracked() {
@@ -337,7 +357,10 @@ impl Ui {
                     }
                 }
             }
-            FromWorker::PlanFailed { message } => self.planning.set(Planning::Failed(message)),
+            FromWorker::PlanFailed { message } => {
+                self.tour.set(Tour::Off);
+                self.planning.set(Planning::Failed(message))
+            }
             FromWorker::PlanRows { page } => self.rows.set(Some(page)),
             FromWorker::RunProgress { progress } => {
                 self.running.set(Running::Going(progress));
@@ -346,9 +369,11 @@ impl Ui {
             FromWorker::RunFinished { report } => {
                 let highlight = report.highlight.clone();
                 self.running.set(Running::Finished(report));
-                // Not a settings change the user made: no re-plan for it
-                // (the store's reopening plans).
-                self.settings.update_untracked(|s| s.retry_failed = false);
+                // A retry run is over: the next plan covers everything again
+                // (shown in its checkbox; the store's reopening plans too).
+                if self.settings.with_untracked(|s| s.retry_failed) {
+                    self.settings.update(|s| s.retry_failed = false);
+                }
                 if self.tour.get_untracked() == Tour::Running {
                     self.tour.set(Tour::Off);
                     if let Some(id) = highlight {
@@ -386,8 +411,15 @@ impl Ui {
                 }
                 None => self.notice.set(message),
             },
-            FromWorker::ProviderModels { provider, models, message } => {
-                if self.provider.kind.get_untracked().starts_with(&provider) {
+            FromWorker::ProviderModels { provider, asked_for, models, message } => {
+                // Only the answer to the list asked last (the provider or its URL may have changed since).
+                if self.models_for.get_untracked() == asked_for
+                    && self.provider.kind.get_untracked().starts_with(&provider)
+                {
+                    if models.is_empty() {
+                        // Not kept: the next focus asks again (a key typed since, a server up since).
+                        self.models_for.set(String::new());
+                    }
                     let model = self.settings.get_untracked().model;
                     self.models.set((models, message));
                     // The default model's prices, when the list has them and none were typed.

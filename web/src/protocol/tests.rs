@@ -28,7 +28,10 @@ fn messages_round_trip() {
             query: RowQuery { offset: 10, limit: 50, level: Some("type".into()), ..Default::default() },
         },
         ToWorker::ImportSidecar { name: "m.insights.jsonl".into(), replace: false },
-        ToWorker::FetchModels { provider: ProviderSettings::OpenRouter { key: String::new() } },
+        ToWorker::FetchModels {
+            provider: ProviderSettings::OpenRouter { key: String::new() },
+            asked_for: "openrouter  false".into(),
+        },
         ToWorker::Stop,
         ToWorker::CycleRows { offset: 120, limit: 120 },
     ] {
@@ -50,6 +53,7 @@ fn messages_round_trip() {
         FromWorker::Imported { records: 39, failures: 0, merged: true },
         FromWorker::ProviderModels {
             provider: "openrouter".into(),
+            asked_for: "openrouter  false".into(),
             models: vec![
                 ListedModel { id: "a/b".into(), prices: Some(Prices { input: 0.15, output: 0.6 }) },
                 ListedModel { id: "c/d".into(), prices: None },

@@ -102,7 +102,7 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
         not_found: answer.summary.not_found.clone(),
         notes: answer.summary.notes.clone(),
         flow: answer.flow.as_ref().map_or_else(Vec::new, |f| {
-            f.steps.iter().map(|s| (s.via.map(|v| format!("{v:?}").to_lowercase()), link(&s.at))).collect()
+            f.steps.iter().map(|s| (s.via.map(|v| v.as_str().to_owned()), link(&s.at))).collect()
         }),
         other_paths: answer.flow.as_ref().map_or(0, |f| f.other_paths as u64),
         blast: answer
@@ -117,17 +117,7 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
                     // A relation nothing takes part in says nothing.
                     .filter(|g| g.count > 0)
                     .map(|g| crate::protocol::BlastGroupView {
-                        label: format!(
-                            "{} {}{}{}",
-                            g.count,
-                            g.relation.noun(g.count),
-                            g.through.as_ref().map(|t| format!(" through {t}")).unwrap_or_default(),
-                            if g.files > 0 {
-                                format!(" in {} file{}", g.files, if g.files == 1 { "" } else { "s" })
-                            } else {
-                                String::new()
-                            }
-                        ),
+                        label: g.label(str::to_owned),
                         names: g.names.items.clone(),
                         more: g.names.omitted as u64,
                     })

@@ -292,7 +292,7 @@ async fn handle(msg: ToWorker, data: JsValue) {
             }
         }
         ToWorker::FetchPrices { provider, model } => post(&fetch_prices(&provider, &model).await),
-        ToWorker::FetchModels { provider } => post(&run::fetch_models(&provider).await),
+        ToWorker::FetchModels { provider, asked_for } => post(&run::fetch_models(&provider, asked_for).await),
         ToWorker::SuggestScope { text } => {
             let (ids, matching) =
                 STATE.with(|s| planning::suggest(&s.borrow().scope_ids, &text, crate::protocol::MAX_SUGGESTIONS));

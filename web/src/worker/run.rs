@@ -48,9 +48,10 @@ pub(super) fn provider_config(
 }
 
 /// The provider's model list, for the page's model picker.
-pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings) -> FromWorker {
+pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings, asked_for: String) -> FromWorker {
     let answer = |models: Vec<crate::protocol::ListedModel>, message: Option<String>| FromWorker::ProviderModels {
         provider: provider.name().to_owned(),
+        asked_for: asked_for.clone(),
         models,
         message,
     };
