@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -83,8 +83,13 @@ pub enum ToWorker {
     NavSelect { target: NavTarget, show_stubs: bool },
     /// The selection's dependency rows, `limit` per role group.
     NavDeps { node: u32, limit: u64 },
-    /// The neighbourhood of a node, or the module overview when `node` is `None`.
-    NavGraph { node: Option<u32> },
+    /// The neighbourhood of a node, or the module overview when `node` is
+    /// `None`; externals (stub nodes) drawn only when `externals`.
+    NavGraph {
+        node: Option<u32>,
+        #[serde(default)]
+        externals: bool,
+    },
     /// The per-level cycle report.
     NavCycles,
     /// Full-text search over the explanations in the store.

@@ -273,6 +273,22 @@ mod tests {
     }
 
     #[test]
+    fn a_route_is_runs_joined_by_curves() {
+        let e = crate::GraphEdge {
+            from: 0,
+            to: 1,
+            direction: "none".into(),
+            count: 1,
+            roles: vec![],
+            inferred: false,
+            feedback: false,
+            points: vec![(10.0, 5.0), (20.0, 5.0), (100.0, 40.0), (100.0, 40.0)],
+        };
+        assert_eq!(e.path(), "M10.0 5.0 L20.0 5.0 C60.0 5.0 60.0 40.0 100.0 40.0");
+        assert_eq!(crate::GraphEdge { points: vec![], ..e }.path(), "");
+    }
+
+    #[test]
     fn a_box_holds_its_label() {
         assert_eq!(label_width("Money"), 2.0 * LABEL_PAD + 5.0 * CHAR_WIDTH);
         assert_eq!(label_width("注文"), 2.0 * LABEL_PAD + 4.0 * CHAR_WIDTH);

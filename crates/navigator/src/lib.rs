@@ -221,6 +221,35 @@ pub struct GraphEdge {
     pub points: Vec<(f64, f64)>,
 }
 
+impl GraphEdge {
+    /// The route as SVG path data: each pair of points a straight run,
+    /// consecutive runs joined by a curve that leaves and arrives
+    /// horizontally (so it stays in the gap between two layer bands).
+    pub fn path(&self) -> String {
+        use std::fmt::Write as _;
+        let mut d = String::new();
+        let mut last: Option<(f64, f64)> = None;
+        for run in self.points.chunks(2) {
+            let a = run[0];
+            let b = run.get(1).copied().unwrap_or(a);
+            match last {
+                None => {
+                    let _ = write!(d, "M{:.1} {:.1}", a.0, a.1);
+                }
+                Some(p) => {
+                    let mx = (p.0 + a.0) / 2.0;
+                    let _ = write!(d, " C{mx:.1} {:.1} {mx:.1} {:.1} {:.1} {:.1}", p.1, a.1, a.0, a.1);
+                }
+            }
+            if b != a {
+                let _ = write!(d, " L{:.1} {:.1}", b.0, b.1);
+            }
+            last = Some(b);
+        }
+        d
+    }
+}
+
 /// A small laid-out graph.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GraphView {

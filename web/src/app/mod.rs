@@ -8,6 +8,7 @@
 //! * the panels, top to bottom: [`load`], [`plan`], [`run`], [`keep`].
 
 mod explore;
+mod graph;
 mod keep;
 mod link;
 mod load;
@@ -52,7 +53,7 @@ fn App() -> impl IntoView {
                 <div id="panel-navigate" role="tabpanel" aria-labelledby="tab-navigate"><navigate::NavigatePanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Graph>
-                <div id="panel-graph" role="tabpanel" aria-labelledby="tab-graph"><navigate::GraphPanel /></div>
+                <div id="panel-graph" role="tabpanel" aria-labelledby="tab-graph"><graph::GraphPanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Cycles>
                 <div id="panel-cycles" role="tabpanel" aria-labelledby="tab-cycles"><navigate::CyclesPanel /></div>

@@ -150,7 +150,7 @@ pub(crate) fn layout(widths: &[f64], arcs: &[(u32, u32, u32)]) -> Drawing {
                 let (a, b) = (chain[0] as usize, chain[chain.len() - 1] as usize);
                 let mut points = Vec::with_capacity(chain.len() * 2);
                 points.push((x[a] + widths[a], cy[a]));
-                points.push((band_end(layer[a as usize]), cy[a]));
+                points.push((band_end(layer[a]), cy[a]));
                 for &d in &chain[1..chain.len() - 1] {
                     let l = lay[d as usize];
                     points.push((band_x[l as usize], cy[d as usize]));
@@ -368,12 +368,13 @@ fn order(by_layer: &mut [Vec<u32>], pos: &mut [u32], up: &[Vec<u32>], down: &[Ve
             break;
         }
         if round % 2 == 0 {
-            for l in 1..by_layer.len() {
-                sweep(&mut by_layer[l], up, pos);
+            for members in by_layer.iter_mut().skip(1) {
+                sweep(members, up, pos);
             }
         } else {
-            for l in (0..by_layer.len().saturating_sub(1)).rev() {
-                sweep(&mut by_layer[l], down, pos);
+            let last = by_layer.len().saturating_sub(1);
+            for members in by_layer[..last].iter_mut().rev() {
+                sweep(members, down, pos);
             }
         }
         transpose(by_layer, pos, up, down);
@@ -419,16 +420,16 @@ fn sweep(members: &mut [u32], neighbours: &[Vec<u32>], pos: &mut [u32]) {
 /// Swaps adjacent items of a layer while that lowers the crossings with both
 /// neighbouring layers.
 fn transpose(by_layer: &mut [Vec<u32>], pos: &mut [u32], up: &[Vec<u32>], down: &[Vec<u32>]) {
-    for l in 0..by_layer.len() {
+    for layer in by_layer.iter_mut() {
         let sorted = |lists: &[Vec<u32>], v: u32, pos: &[u32]| {
             let mut p: Vec<u32> = lists[v as usize].iter().map(|&w| pos[w as usize]).collect();
             p.sort_unstable();
             p
         };
-        let ups: Vec<Vec<u32>> = by_layer[l].iter().map(|&v| sorted(up, v, pos)).collect();
-        let downs: Vec<Vec<u32>> = by_layer[l].iter().map(|&v| sorted(down, v, pos)).collect();
+        let ups: Vec<Vec<u32>> = layer.iter().map(|&v| sorted(up, v, pos)).collect();
+        let downs: Vec<Vec<u32>> = layer.iter().map(|&v| sorted(down, v, pos)).collect();
         // Index into ups/downs by the item's original slot.
-        let mut slot: Vec<usize> = (0..by_layer[l].len()).collect();
+        let mut slot: Vec<usize> = (0..layer.len()).collect();
         for _ in 0..8 {
             let mut improved = false;
             for i in 0..slot.len().saturating_sub(1) {
@@ -444,11 +445,11 @@ fn transpose(by_layer: &mut [Vec<u32>], pos: &mut [u32], up: &[Vec<u32>], down: 
                 break;
             }
         }
-        let members: Vec<u32> = slot.iter().map(|&s| by_layer[l][s]).collect();
+        let members: Vec<u32> = slot.iter().map(|&s| layer[s]).collect();
         for (k, &v) in members.iter().enumerate() {
             pos[v as usize] = k as u32;
         }
-        by_layer[l] = members;
+        *layer = members;
     }
 }
 
