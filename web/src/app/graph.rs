@@ -13,6 +13,10 @@ use leptos::prelude::*;
 use navigator::{GraphEdge, GraphView};
 use wasm_bindgen::JsCast;
 
+/// The smallest first scale (screen pixels per drawing unit) at which a
+/// 12 px label still reads.
+const READABLE: f64 = 0.75;
+
 /// The view box: x, y, width, height in drawing units.
 type ViewBox = (f64, f64, f64, f64);
 
@@ -100,6 +104,21 @@ fn GraphCanvas(graph: GraphView) -> impl IntoView {
     let pan = move |dx: f64, dy: f64| vb.update(|v| *v = (v.0 + dx, v.1 + dy, v.2, v.3));
     let fit = move || vb.set(full);
     let element = move || svg_ref.get().map(|s| s.unchecked_into::<web_sys::Element>());
+    // Fit at first; where that would shrink the labels below legibility (a
+    // wide graph on a phone), start at a readable scale around the centre
+    // (or the middle) instead: Fit still shows it all.
+    let focus = graph
+        .center
+        .and_then(|c| graph.nodes.iter().find(|n| n.node == c))
+        .map_or((w / 2.0, h / 2.0), |n| (n.x + n.width / 2.0, n.y + n.height / 2.0));
+    svg_ref.on_load(move |svg| {
+        let r = svg.unchecked_into::<web_sys::Element>().get_bounding_client_rect();
+        let scale = (r.width() / w).min(r.height() / h);
+        if r.width() > 0.0 && r.height() > 0.0 && scale < READABLE {
+            let (vw, vh) = (r.width() / READABLE, r.height() / READABLE);
+            vb.set((focus.0 - vw / 2.0, focus.1 - vh / 2.0, vw, vh));
+        }
+    });
 
     // Pointers down (id, client x, y); a drag that moved does not click.
     let pointers = StoredValue::new(Vec::<(i32, f64, f64)>::new());
