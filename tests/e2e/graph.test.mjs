@@ -82,8 +82,8 @@ test('the demo graph reads: boxes apart, arrowheads, labels that fit, zoom and p
     assertReadable(d);
     assert.ok(d.nodes.every((n) => !n.stub), 'no external drawn');
     const corpusModules = d.nodes.length;
-    // Packages keep their simple (dotted) names.
-    assert.ok(d.nodes.some((n) => n.label === 'com.pedalpoint.fleet'), JSON.stringify(d.nodes.map((n) => n.label)));
+    // A package reads as its simple name, its full id on hover.
+    assert.ok(d.nodes.some((n) => n.label === 'fleet' && n.name === 'java:com.pedalpoint.fleet'), JSON.stringify(d.nodes.map((n) => n.label)));
 
     // Show externals: the stub modules join.
     await page.check('#graph-externals');

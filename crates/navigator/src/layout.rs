@@ -203,8 +203,8 @@ fn is_wide(c: char) -> bool {
         | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x1F300..=0x1FAFF | 0x20000..=0x3FFFD)
 }
 
-/// The label of each node: its simple name (a module named by a path: the
-/// last segment), lengthened only where two nodes of the view would read the
+/// The label of each node: its simple name (a module named by a path or a
+/// dotted package: the last segment), lengthened only where two nodes of the view would read the
 /// same (more path segments, or the owner's name before a member's).
 fn labels(nav: &Navigator, nodes: &[NodeId]) -> Vec<String> {
     let candidates: Vec<Vec<String>> = nodes.iter().map(|&v| label_candidates(nav, v)).collect();
@@ -233,9 +233,12 @@ fn labels(nav: &Navigator, nodes: &[NodeId]) -> Vec<String> {
 /// Labels for a node from the shortest to the fullest.
 fn label_candidates(nav: &Navigator, v: NodeId) -> Vec<String> {
     let name = nav.name(v);
-    let segments: Vec<&str> = name.split('/').filter(|s| !s.is_empty()).collect();
+    // A module is named by a path (`/`) or, failing that, a dotted package.
+    let sep = if name.contains('/') || nav.category[v as usize] != crate::Category::Module { '/' } else { '.' };
+    let segments: Vec<&str> = name.split(sep).filter(|s| !s.is_empty()).collect();
     if segments.len() > 1 {
-        return (1..=segments.len()).map(|k| segments[segments.len() - k..].join("/")).collect();
+        let joiner = sep.to_string();
+        return (1..=segments.len()).map(|k| segments[segments.len() - k..].join(&joiner)).collect();
     }
     let mut out = vec![name.to_string()];
     if let Some(p) = nav.parent(v) {

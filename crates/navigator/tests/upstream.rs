@@ -473,11 +473,13 @@ fn the_module_overview_rolls_rows_up_to_modules() {
 fn every_upstream_view_is_readable() {
     let (_, nav) = fixture();
     assert_eq!(common::assert_every_view_is_readable(&nav, 120), 2 * (127 + 1));
-    // A module named by a path would read as its last segment; here the
-    // packages keep their dotted names and members their own.
+    // A package reads as its last segment, a member as its own name.
     let discount = node(&nav, &format!("{P}/Order.discount(int)"));
     let g = nav.graph(Some(discount), 120, true);
     assert!(g.nodes.iter().any(|v| v.label == "times" && v.id.ends_with("Money.times(int)")), "{:?}", g.nodes);
+    let overview = nav.graph(None, 120, true);
+    let lang = overview.nodes.iter().find(|v| v.name == "java.lang").expect("java.lang");
+    assert_eq!((lang.label.as_str(), lang.id.as_str()), ("lang", "java:java.lang"));
 }
 
 #[test]

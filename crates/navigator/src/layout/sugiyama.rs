@@ -36,6 +36,9 @@ pub(crate) const MARGIN: f64 = 12.0;
 const ORDER_ROUNDS: usize = 24;
 /// Rounds without improvement before the ordering stops.
 const ORDER_PATIENCE: usize = 4;
+/// Dummies at most: a view with more long edges than this draws the
+/// longest ones straight across the layers they span.
+pub(crate) const DUMMY_BUDGET: usize = 20_000;
 /// Rounds of vertical placement.
 const PLACE_ROUNDS: usize = 12;
 
@@ -95,7 +98,25 @@ pub(crate) fn layout(widths: &[f64], arcs: &[(u32, u32, u32)]) -> Drawing {
     let mut up: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut down: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut chains: Vec<Vec<u32>> = Vec::with_capacity(dag.len());
-    for &(a, b) in &dag {
+    // The shortest arcs get their dummies first, within the budget; a longer
+    // one past it is drawn straight across the bands it spans and takes no
+    // part in the ordering.
+    let span = |k: usize| (layer[dag[k].1 as usize] - layer[dag[k].0 as usize] - 1) as usize;
+    let mut by_span: Vec<usize> = (0..dag.len()).collect();
+    by_span.sort_by_key(|&k| (span(k), k));
+    let mut routed = vec![false; dag.len()];
+    let mut budget = DUMMY_BUDGET;
+    for &k in &by_span {
+        if span(k) <= budget {
+            budget -= span(k);
+            routed[k] = true;
+        }
+    }
+    for (k, &(a, b)) in dag.iter().enumerate() {
+        if !routed[k] {
+            chains.push(vec![a, b]);
+            continue;
+        }
         let mut chain = vec![a];
         for l in layer[a as usize] + 1..layer[b as usize] {
             let d = lay.len() as u32;
@@ -624,6 +645,21 @@ mod tests {
         let d = layout(&[30.0; 10], &arcs);
         assert_eq!(d.layer, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2]);
         assert_eq!((d.initial_crossings, d.crossings), (9, 0));
+    }
+
+    #[test]
+    fn past_the_dummy_budget_the_longest_arcs_go_straight() {
+        // A chain 0 → 1 → … → n-1 and arcs from 0 to every node: spans 0, 1, …, n-3.
+        let n = 250u32;
+        let mut arcs: Vec<(u32, u32, u32)> = (0..n - 1).map(|v| (v, v + 1, 1)).collect();
+        arcs.extend((2..n).map(|v| (0, v, 1)));
+        let d = layout(&vec![20.0; n as usize], &arcs);
+        // Σ spans = (n-2)(n-3)/2 = 30,628 > the budget: the longest get two runs only.
+        let runs = |r: &Route| r.points.len() / 2;
+        let last = d.routes.last().unwrap();
+        assert_eq!(runs(last), 2);
+        let dummies: usize = d.routes.iter().map(|r| runs(r) - 2).sum();
+        assert!(dummies <= DUMMY_BUDGET && dummies > DUMMY_BUDGET - n as usize, "{dummies}");
     }
 
     #[test]
