@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 7;
+pub const PROTOCOL_VERSION: u32 = 8;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -95,8 +95,13 @@ pub enum ToWorker {
     NavSelect { target: NavTarget, show_stubs: bool },
     /// The selection's dependency rows, `limit` per role group.
     NavDeps { node: u32, limit: u64 },
-    /// The neighbourhood of a node, or the module overview when `node` is `None`.
-    NavGraph { node: Option<u32> },
+    /// The neighbourhood of a node, or the module overview when `node` is
+    /// `None`; externals (stub nodes) drawn only when `externals`.
+    NavGraph {
+        node: Option<u32>,
+        #[serde(default)]
+        externals: bool,
+    },
     /// A window of the Cycles list (rows of one height, [`crate::cycles`]);
     /// answered by [`FromWorker::CycleRows`], once the list is built (a
     /// request while it is being prepared waits for it).

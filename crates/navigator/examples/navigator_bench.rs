@@ -89,6 +89,22 @@ fn main() {
     let deps_bytes = serde_json::to_string(&deps).map_or(0, |s| s.len());
     let (neighbourhood_ms, graph) = best(3, || nav.neighbourhood(top, 1200));
     let (overview_ms, overview) = best(3, || nav.module_overview(1200));
+    // The Graph tab's views as the page asks for them (cap 120), externals
+    // off (the default) and on: layout time, size, route points and JSON.
+    let page_view = |g: &navigator::GraphView, ms: f64| {
+        let points: usize = g.edges.iter().map(|e| e.points.len()).sum();
+        let bytes = serde_json::to_string(g).map_or(0, |s| s.len());
+        serde_json::json!({"ms": ms, "nodes": g.nodes.len(), "edges": g.edges.len(), "points": points,
+            "feedback": g.edges.iter().filter(|e| e.feedback).count(), "jsonBytes": bytes, "width": g.width, "height": g.height})
+    };
+    let mut graph_page = serde_json::Map::new();
+    for (key, center) in [("neighbourhood", Some(top)), ("moduleOverview", None)] {
+        for externals in [false, true] {
+            let (ms, g) = best(3, || nav.graph(center, 120, externals));
+            let name = format!("{key}{}", if externals { "Externals" } else { "" });
+            graph_page.insert(name, page_view(&g, ms));
+        }
+    }
     let (cycles_ms, _) = best(3, || nav.cycles());
     let all: HashSet<u32> = (0..nav.len() as u32).collect();
     let (rows_ms, (_, visible)) = best(5, || nav.rows(&all, true, 100_000, 100));
@@ -111,6 +127,7 @@ fn main() {
         "dependencies": {"node": nav.id(top), "rows": top_rows, "ms": deps_ms, "jsonBytes": deps_bytes},
         "neighbourhood": {"ms": neighbourhood_ms, "nodes": graph.nodes.len(), "edges": graph.edges.len(), "leftOut": graph.left_out},
         "moduleOverview": {"ms": overview_ms, "nodes": overview.nodes.len(), "edges": overview.edges.len(), "leftOut": overview.left_out},
+        "graphPage": graph_page,
         "cyclesMs": cycles_ms,
         "treeRows": {"allExpanded": visible, "pageAt100kMs": rows_ms, "collapsedMs": rows_collapsed_ms, "rowIndexLastMs": row_index_ms},
     });

@@ -1,27 +1,35 @@
-//! The graph views: a node's neighbourhood and the module overview, laid out
-//! in layers so that every edge points to a higher layer except inside a
-//! cycle (the strongly connected components share a layer: `analyzer::scc`),
-//! then ordered inside each layer by barycentre sweeps.
+//! The graph views: a node's neighbourhood and the module overview, each
+//! laid out left to right by a Sugiyama pass ([`sugiyama`]): callers to the
+//! left of what they call, an arc against that flow only to close a cycle
+//! (marked `feedback`), edges routed between the boxes through their own
+//! slots, boxes as wide as their labels.
+
+mod sugiyama;
 
 use hashbrown::HashMap;
 
 use crate::vocab::RoleSet;
 use crate::{GraphEdge, GraphNode, GraphView, Link, Navigator, NodeId, NONE};
 
-/// Horizontal distance between layers.
-pub(crate) const LAYER_GAP: f64 = 200.0;
-/// Vertical distance between rows of a layer.
-pub(crate) const ROW_GAP: f64 = 40.0;
+pub(crate) use sugiyama::NODE_HEIGHT;
 
-pub(crate) fn neighbourhood(nav: &Navigator, n: NodeId, max_nodes: usize) -> GraphView {
+/// Width of one character of a label (12 px monospace, with room to spare).
+pub(crate) const CHAR_WIDTH: f64 = 7.6;
+/// Space left and right of a label inside its box.
+pub(crate) const LABEL_PAD: f64 = 10.0;
+/// Labels longer than this lose their middle to an ellipsis.
+const MAX_LABEL: usize = 56;
+
+pub(crate) fn neighbourhood(nav: &Navigator, n: NodeId, max_nodes: usize, externals: bool) -> GraphView {
     if n as usize >= nav.len() {
-        return GraphView { center: Some(n), nodes: vec![], edges: vec![], left_out: 0 };
+        return GraphView::empty(Some(n), 0, externals, 0);
     }
     let owner = nav.category[n as usize].is_owner();
     // Counterparts and the links between them and `n`, from `n`'s rows.
     let (incoming, outgoing) = nav.row_lists(n);
     let mut star: HashMap<(NodeId, NodeId), Link> = HashMap::new();
     let mut weight: HashMap<NodeId, u32> = HashMap::new();
+    let mut hidden: hashbrown::HashSet<NodeId> = hashbrown::HashSet::new();
     for (list, out) in [(&incoming, false), (&outgoing, true)] {
         for &r in list.iter() {
             let row = &nav.rows[r as usize];
@@ -41,6 +49,10 @@ pub(crate) fn neighbourhood(nav: &Navigator, n: NodeId, max_nodes: usize) -> Gra
                 }
             };
             if other == n {
+                continue;
+            }
+            if !externals && nav.stub[other as usize] {
+                hidden.insert(other);
                 continue;
             }
             *weight.entry(other).or_default() += 1;
@@ -65,7 +77,7 @@ pub(crate) fn neighbourhood(nav: &Navigator, n: NodeId, max_nodes: usize) -> Gra
     nodes.push(n);
     nodes.extend(ranked[..keep].iter().map(|r| r.0));
     if max_nodes == 0 {
-        return GraphView { center: Some(n), nodes: vec![], edges: vec![], left_out: ranked.len() + 1 };
+        return GraphView::empty(Some(n), ranked.len() + 1, externals, hidden.len());
     }
     let local: HashMap<NodeId, u32> = nodes.iter().enumerate().map(|(k, &v)| (v, k as u32)).collect();
     let mut links: Vec<Link> =
@@ -82,16 +94,22 @@ pub(crate) fn neighbourhood(nav: &Navigator, n: NodeId, max_nodes: usize) -> Gra
     }
     links.sort_unstable_by_key(|l| (local[&l.from], local[&l.to]));
     let fan_in = |v: NodeId| nav.fan_in[v as usize];
-    laid_out(nav, Some(n), &nodes, &links, &local, left_out, fan_in)
+    let hidden = hidden.len();
+    laid_out(nav, Some(n), &nodes, &links, &local, (left_out, externals, hidden), fan_in)
 }
 
-pub(crate) fn module_overview(nav: &Navigator, max_nodes: usize) -> GraphView {
+pub(crate) fn module_overview(nav: &Navigator, max_nodes: usize, externals: bool) -> GraphView {
     let mut fan_in: HashMap<NodeId, u32> = HashMap::new();
     for l in &nav.module_links {
         *fan_in.entry(l.to).or_default() += 1;
     }
     let mut modules: Vec<NodeId> =
         (0..nav.len() as NodeId).filter(|&v| nav.category[v as usize] == crate::Category::Module).collect();
+    let before = modules.len();
+    if !externals {
+        modules.retain(|&v| !nav.stub[v as usize]);
+    }
+    let hidden = before - modules.len();
     let fan = |v: &NodeId| fan_in.get(v).copied().unwrap_or(0);
     modules.sort_by(|a, b| fan(b).cmp(&fan(a)).then(a.cmp(b)));
     let keep = max_nodes.min(modules.len());
@@ -100,41 +118,46 @@ pub(crate) fn module_overview(nav: &Navigator, max_nodes: usize) -> GraphView {
     let local: HashMap<NodeId, u32> = modules.iter().enumerate().map(|(k, &v)| (v, k as u32)).collect();
     let links: Vec<Link> =
         nav.module_links.iter().filter(|l| local.contains_key(&l.from) && local.contains_key(&l.to)).copied().collect();
-    laid_out(nav, None, &modules, &links, &local, left_out, |v| fan(&v))
+    laid_out(nav, None, &modules, &links, &local, (left_out, externals, hidden), |v| fan(&v))
 }
 
-/// Lays `nodes` out and builds the view. `nodes[k]` has local number `k`.
+/// Lays `nodes` out and builds the view. `nodes[k]` has local number `k`;
+/// `counts` is (left out, externals drawn, externals hidden).
 fn laid_out(
     nav: &Navigator,
     center: Option<NodeId>,
     nodes: &[NodeId],
     links: &[Link],
     local: &HashMap<NodeId, u32>,
-    left_out: usize,
+    (left_out, externals, externals_hidden): (usize, bool, usize),
     fan_in: impl Fn(NodeId) -> u32,
 ) -> GraphView {
-    let arcs: Vec<(u32, u32)> = links.iter().map(|l| (local[&l.from], local[&l.to])).collect();
-    let (layer, row, rows_in_layer) = layers(nodes.len(), &arcs);
+    let arcs: Vec<(u32, u32, u32)> = links.iter().map(|l| (local[&l.from], local[&l.to], l.count)).collect();
+    let labels = labels(nav, nodes);
+    let widths: Vec<f64> = labels.iter().map(|l| label_width(l)).collect();
+    let d = sugiyama::layout(&widths, &arcs);
     let graph_nodes = nodes
         .iter()
         .enumerate()
-        .map(|(k, &v)| {
-            let l = layer[k];
-            GraphNode {
-                node: v,
-                name: nav.name(v).to_string(),
-                category: nav.category[v as usize].as_str().to_string(),
-                stub: nav.stub[v as usize],
-                layer: l,
-                x: l as f64 * LAYER_GAP,
-                y: (row[k] as f64 - (rows_in_layer[l as usize] as f64 - 1.0) / 2.0) * ROW_GAP,
-                fan_in: fan_in(v),
-            }
+        .map(|(k, &v)| GraphNode {
+            node: v,
+            id: nav.id(v).to_string(),
+            name: nav.name(v).to_string(),
+            label: labels[k].clone(),
+            category: nav.category[v as usize].as_str().to_string(),
+            stub: nav.stub[v as usize],
+            layer: d.layer[k],
+            x: hundredths(d.x[k]),
+            y: hundredths(d.y[k]),
+            width: hundredths(widths[k]),
+            height: NODE_HEIGHT,
+            fan_in: fan_in(v),
         })
         .collect();
     let edges = links
         .iter()
-        .map(|l| GraphEdge {
+        .zip(d.routes)
+        .map(|(l, r)| GraphEdge {
             from: l.from,
             to: l.to,
             direction: match center {
@@ -146,126 +169,131 @@ fn laid_out(
             count: l.count,
             roles: l.roles.names(),
             inferred: l.inferred,
+            feedback: r.feedback,
+            points: r.points.into_iter().map(|(x, y)| (hundredths(x), hundredths(y))).collect(),
         })
         .collect();
-    GraphView { center, nodes: graph_nodes, edges, left_out }
+    GraphView {
+        center,
+        nodes: graph_nodes,
+        edges,
+        left_out,
+        externals,
+        externals_hidden,
+        width: hundredths(d.width),
+        height: hundredths(d.height),
+    }
 }
 
-/// Layers and rows of a directed graph on nodes `0..n`: the members of a
-/// strongly connected component share a layer; the components are layered by
-/// longest path from the sources, so every other arc goes to a higher layer.
-/// Inside a layer nodes start in component then node order and are reordered
-/// by two barycentre sweeps (down by predecessors, up by successors).
-/// Returns (layer per node, row per node, rows per layer).
-pub(crate) fn layers(n: usize, arcs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut pred: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for &(f, t) in arcs {
-        if f != t {
-            succ[f as usize].push(t);
-            pred[t as usize].push(f);
+/// Coordinates to the hundredth of a pixel: short in JSON, and they read
+/// back exactly.
+fn hundredths(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// The width of a box that holds `label` (a wide character counts twice).
+pub(crate) fn label_width(label: &str) -> f64 {
+    let units: usize = label.chars().map(|c| if is_wide(c) { 2 } else { 1 }).sum();
+    2.0 * LABEL_PAD + CHAR_WIDTH * units as f64
+}
+
+fn is_wide(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F
+        | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x1F300..=0x1FAFF | 0x20000..=0x3FFFD)
+}
+
+/// The label of each node: its simple name (a module named by a path or a
+/// dotted package: the last segment), lengthened only where two nodes of the view would read the
+/// same (more path segments, or the owner's name before a member's).
+fn labels(nav: &Navigator, nodes: &[NodeId]) -> Vec<String> {
+    let candidates: Vec<Vec<String>> = nodes.iter().map(|&v| label_candidates(nav, v)).collect();
+    let mut level = vec![0usize; nodes.len()];
+    for _ in 0..8 {
+        let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (k, c) in candidates.iter().enumerate() {
+            seen.entry(c[level[k]].as_str()).or_default().push(k);
         }
-    }
-    // Tarjan emits a component after every component it reaches: reversed,
-    // that is a topological order of the condensation.
-    let components = analyzer::tarjan(&succ);
-    let mut comp = vec![0u32; n];
-    for (c, members) in components.iter().enumerate() {
-        for &v in members {
-            comp[v as usize] = c as u32;
-        }
-    }
-    let mut comp_layer = vec![0u32; components.len()];
-    for c in (0..components.len()).rev() {
-        let here = comp_layer[c];
-        for &v in &components[c] {
-            for &w in &succ[v as usize] {
-                let cw = comp[w as usize] as usize;
-                if cw != c && comp_layer[cw] < here + 1 {
-                    comp_layer[cw] = here + 1;
+        let mut changed = false;
+        for same in seen.values().filter(|s| s.len() > 1) {
+            for &k in same {
+                if level[k] + 1 < candidates[k].len() {
+                    level[k] += 1;
+                    changed = true;
                 }
             }
         }
-    }
-    let layer: Vec<u32> = (0..n).map(|v| comp_layer[comp[v] as usize]).collect();
-    let layer_count = layer.iter().max().map_or(0, |m| *m as usize + 1);
-    let mut by_layer: Vec<Vec<u32>> = vec![Vec::new(); layer_count];
-    // Start in the given order, a component's members together (at its first member).
-    let mut first = vec![u32::MAX; components.len()];
-    for (v, &c) in comp.iter().enumerate() {
-        first[c as usize] = first[c as usize].min(v as u32);
-    }
-    let mut initial: Vec<u32> = (0..n as u32).collect();
-    initial.sort_by_key(|&v| (first[comp[v as usize] as usize], v));
-    for v in initial {
-        by_layer[layer[v as usize] as usize].push(v);
-    }
-    let mut row = vec![0u32; n];
-    let place = |by_layer: &[Vec<u32>], row: &mut [u32]| {
-        for members in by_layer {
-            for (k, &v) in members.iter().enumerate() {
-                row[v as usize] = k as u32;
-            }
-        }
-    };
-    place(&by_layer, &mut row);
-    for _ in 0..2 {
-        for members in by_layer.iter_mut().skip(1) {
-            sweep(members, &pred, &layer, &mut row);
-        }
-        for members in by_layer.iter_mut().rev().skip(1) {
-            sweep(members, &succ, &layer, &mut row);
+        if !changed {
+            break;
         }
     }
-    place(&by_layer, &mut row);
-    let counts = by_layer.iter().map(|m| m.len() as u32).collect();
-    (layer, row, counts)
+    candidates.iter().zip(level).map(|(c, l)| shorten(&c[l])).collect()
 }
 
-/// Reorders one layer by the mean row of each node's neighbours in other
-/// layers (a node without any keeps its row as its key); ties keep the order.
-fn sweep(members: &mut Vec<u32>, neighbours: &[Vec<u32>], layer: &[u32], row: &mut [u32]) {
-    let mut keyed: Vec<(f64, u32, u32)> = members
-        .iter()
-        .map(|&v| {
-            let (sum, count) = neighbours[v as usize]
-                .iter()
-                .filter(|&&w| layer[w as usize] != layer[v as usize])
-                .fold((0.0, 0u32), |(s, c), &w| (s + row[w as usize] as f64, c + 1));
-            let key = if count == 0 { row[v as usize] as f64 } else { sum / count as f64 };
-            (key, row[v as usize], v)
-        })
-        .collect();
-    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    members.clear();
-    members.extend(keyed.iter().map(|k| k.2));
-    for (k, &v) in members.iter().enumerate() {
-        row[v as usize] = k as u32;
+/// Labels for a node from the shortest to the fullest.
+fn label_candidates(nav: &Navigator, v: NodeId) -> Vec<String> {
+    let name = nav.name(v);
+    // A module is named by a path (`/`) or, failing that, a dotted package.
+    let sep = if name.contains('/') || nav.category[v as usize] != crate::Category::Module { '/' } else { '.' };
+    let segments: Vec<&str> = name.split(sep).filter(|s| !s.is_empty()).collect();
+    if segments.len() > 1 {
+        let joiner = sep.to_string();
+        return (1..=segments.len()).map(|k| segments[segments.len() - k..].join(&joiner)).collect();
     }
+    let mut out = vec![name.to_string()];
+    if let Some(p) = nav.parent(v) {
+        let owner = nav.name(p);
+        let owner = owner.rsplit('/').find(|s| !s.is_empty()).unwrap_or(owner);
+        out.push(format!("{owner}.{name}"));
+    }
+    out.push(nav.id(v).to_string());
+    out
+}
+
+/// At most [`MAX_LABEL`] characters: the middle gives way to `…`.
+fn shorten(label: &str) -> String {
+    let count = label.chars().count();
+    if count <= MAX_LABEL {
+        return label.to_string();
+    }
+    let keep = MAX_LABEL - 1;
+    let head: String = label.chars().take(keep / 2).collect();
+    let tail: String = label.chars().skip(count - (keep - keep / 2)).collect();
+    format!("{head}…{tail}")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::layers;
+    use super::{label_width, shorten, CHAR_WIDTH, LABEL_PAD};
 
     #[test]
-    fn arcs_point_to_higher_layers_except_in_cycles() {
-        // 0 → 1 → 2 → 1 (cycle 1-2), 2 → 3, 0 → 3.
-        let arcs = [(0, 1), (1, 2), (2, 1), (2, 3), (0, 3)];
-        let (layer, row, counts) = layers(4, &arcs);
-        assert_eq!(layer, vec![0, 1, 1, 2]);
-        assert_eq!(counts, vec![1, 2, 1]);
-        assert_ne!(row[1], row[2]);
+    fn long_labels_lose_their_middle() {
+        let long = "a".repeat(30) + &"b".repeat(40);
+        let s = shorten(&long);
+        assert_eq!(s.chars().count(), 56);
+        assert!(s.starts_with("aaaa") && s.ends_with("bbbb") && s.contains('…'));
+        assert_eq!(shorten("Money"), "Money");
     }
 
     #[test]
-    fn empty_and_isolated() {
-        assert_eq!(layers(0, &[]), (vec![], vec![], vec![]));
-        let (layer, row, counts) = layers(3, &[]);
-        assert_eq!(layer, vec![0, 0, 0]);
-        assert_eq!(counts, vec![3]);
-        let mut r = row.clone();
-        r.sort();
-        assert_eq!(r, vec![0, 1, 2]);
+    fn a_route_is_runs_joined_by_curves() {
+        let e = crate::GraphEdge {
+            from: 0,
+            to: 1,
+            direction: "none".into(),
+            count: 1,
+            roles: vec![],
+            inferred: false,
+            feedback: false,
+            points: vec![(10.0, 5.0), (20.0, 5.0), (100.0, 40.0), (100.0, 40.0)],
+        };
+        assert_eq!(e.path(), "M10.0 5.0 L20.0 5.0 C60.0 5.0 60.0 40.0 100.0 40.0");
+        assert_eq!(crate::GraphEdge { points: vec![], ..e }.path(), "");
+    }
+
+    #[test]
+    fn a_box_holds_its_label() {
+        assert_eq!(label_width("Money"), 2.0 * LABEL_PAD + 5.0 * CHAR_WIDTH);
+        assert_eq!(label_width("注文"), 2.0 * LABEL_PAD + 4.0 * CHAR_WIDTH);
     }
 }

@@ -174,19 +174,28 @@ pub struct DepView {
     pub outgoing_total: usize,
 }
 
-/// A node of a laid-out graph.
+/// A node of a laid-out graph: a box (top-left `x`, `y`; `width` ×
+/// `height`) in a layer band, left to right.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GraphNode {
     pub node: NodeId,
+    /// The rendered entity id (for hover and the accessible name).
+    pub id: String,
+    /// The display name.
     pub name: String,
+    /// What the box shows: the simple name (a path's last segment), longer
+    /// only where two boxes of the view would read the same.
+    pub label: String,
     pub category: String,
     pub stub: bool,
-    /// Layer from the left: every edge goes to a higher layer, except inside a cycle.
+    /// Layer from the left: every edge goes to a higher layer, except a
+    /// `feedback` edge (which closes a cycle).
     pub layer: u32,
-    /// `layer * 200`.
     pub x: f64,
-    /// Row in the layer, 40 apart, centred on 0.
     pub y: f64,
+    /// Wide enough for the label in 12 px monospace.
+    pub width: f64,
+    pub height: f64,
     pub fan_in: u32,
 }
 
@@ -203,6 +212,42 @@ pub struct GraphEdge {
     pub roles: Vec<String>,
     /// Some row's provenance is not `declared`.
     pub inferred: bool,
+    /// Reversed by the layout to break a cycle: it runs right to left.
+    pub feedback: bool,
+    /// The route from `from` to `to`, in pairs: each pair a horizontal run
+    /// (inside a layer band: from a box's side, or through the edge's own
+    /// slot between boxes), consecutive pairs joined across the gap between
+    /// bands. Empty for a self-loop.
+    pub points: Vec<(f64, f64)>,
+}
+
+impl GraphEdge {
+    /// The route as SVG path data: each pair of points a straight run,
+    /// consecutive runs joined by a curve that leaves and arrives
+    /// horizontally (so it stays in the gap between two layer bands).
+    pub fn path(&self) -> String {
+        use std::fmt::Write as _;
+        let mut d = String::new();
+        let mut last: Option<(f64, f64)> = None;
+        for run in self.points.chunks(2) {
+            let a = run[0];
+            let b = run.get(1).copied().unwrap_or(a);
+            match last {
+                None => {
+                    let _ = write!(d, "M{:.1} {:.1}", a.0, a.1);
+                }
+                Some(p) => {
+                    let mx = (p.0 + a.0) / 2.0;
+                    let _ = write!(d, " C{mx:.1} {:.1} {mx:.1} {:.1} {:.1} {:.1}", p.1, a.1, a.0, a.1);
+                }
+            }
+            if b != a {
+                let _ = write!(d, " L{:.1} {:.1}", b.0, b.1);
+            }
+            last = Some(b);
+        }
+        d
+    }
 }
 
 /// A small laid-out graph.
@@ -213,6 +258,33 @@ pub struct GraphView {
     pub edges: Vec<GraphEdge>,
     /// Candidates not drawn because of `max_nodes`.
     pub left_out: usize,
+    /// Whether externals (stub nodes, outside the corpus) may be drawn.
+    pub externals: bool,
+    /// Externals not drawn because `externals` is off.
+    pub externals_hidden: usize,
+    /// The drawing's size (every box and route lies in `0..width`, `0..height`).
+    pub width: f64,
+    pub height: f64,
+}
+
+impl GraphView {
+    pub(crate) fn empty(
+        center: Option<NodeId>,
+        left_out: usize,
+        externals: bool,
+        externals_hidden: usize,
+    ) -> GraphView {
+        GraphView {
+            center,
+            nodes: vec![],
+            edges: vec![],
+            left_out,
+            externals,
+            externals_hidden,
+            width: 0.0,
+            height: 0.0,
+        }
+    }
 }
 
 /// An aggregated link inside a cycle component.
@@ -774,20 +846,31 @@ impl Navigator {
 
     /// The neighbourhood of `n` as a small graph laid out in layers so that
     /// dependencies read left to right: dependants in lower layers, `n`,
-    /// dependencies in higher ones (members of a cycle share a layer). Nodes
-    /// are the counterparts of `n`'s rows (for a member: the counterpart
-    /// member where there is one, else the owner), ranked by rows and cut at
-    /// `max_nodes` (`n` included); edges are the links between the drawn
-    /// nodes (for a type or module, links between its neighbours too).
+    /// dependencies in higher ones (an edge closing a cycle runs back, marked
+    /// `feedback`). Nodes are the counterparts of `n`'s rows (for a member:
+    /// the counterpart member where there is one, else the owner), ranked by
+    /// rows and cut at `max_nodes` (`n` included); edges are the links
+    /// between the drawn nodes (for a type or module, links between its
+    /// neighbours too). Externals included.
     pub fn neighbourhood(&self, n: NodeId, max_nodes: usize) -> GraphView {
-        layout::neighbourhood(self, n, max_nodes)
+        layout::neighbourhood(self, n, max_nodes, true)
     }
 
     /// The module-level overview: rows rolled up to the owning module of
-    /// each end, intra-module rows not drawn, laid out in layers (modules in a
-    /// cycle share a layer), at most `max_nodes` modules by fan-in.
+    /// each end, intra-module rows not drawn, laid out in layers, at most
+    /// `max_nodes` modules by fan-in. Externals included.
     pub fn module_overview(&self, max_nodes: usize) -> GraphView {
-        layout::module_overview(self, max_nodes)
+        layout::module_overview(self, max_nodes, true)
+    }
+
+    /// The neighbourhood of `center`, or the module overview for `None`;
+    /// externals (stub nodes outside the corpus, other than the centre) only
+    /// when `externals`, else counted in `externals_hidden`.
+    pub fn graph(&self, center: Option<NodeId>, max_nodes: usize, externals: bool) -> GraphView {
+        match center {
+            Some(n) => layout::neighbourhood(self, n, max_nodes, externals),
+            None => layout::module_overview(self, max_nodes, externals),
+        }
     }
 
     /// The per-level cycle reports, module first, then type

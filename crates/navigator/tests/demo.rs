@@ -120,18 +120,16 @@ fn the_package_cycle_and_the_type_cycles() {
             vec![format!("{P}.fleet/Fleet"), format!("{P}.fleet/Fleet.Availability")]
         ]
     );
-    // In the module overview, fleet and rental share a layer band; every
-    // other link goes left to right.
+    // In the module overview the fleet ⇄ rental cycle is closed by one edge
+    // running back; every other link goes left to right.
     let g = nav.module_overview(1200);
     assert_layered(&g);
-    let layer = |id: &str| g.nodes.iter().find(|v| v.node == node(&nav, id)).unwrap().layer;
-    assert_eq!(layer(&format!("{P}.fleet")), layer(&format!("{P}.rental")));
     for e in &g.edges {
-        let (lf, lt) = (layer(nav.id(e.from)), layer(nav.id(e.to)));
         let pair = [nav.name(e.from), nav.name(e.to)];
         let cycle = pair.contains(&"com.pedalpoint.fleet") && pair.contains(&"com.pedalpoint.rental");
-        assert!(lf < lt || (cycle && lf == lt), "{pair:?} at {lf} → {lt}");
+        assert!(!e.feedback || cycle, "{pair:?} runs back");
     }
+    assert_eq!(g.edges.iter().filter(|e| e.feedback).count(), 1);
     // The shop wires everything: it depends on every corpus package but its own.
     let shop_pkg = node(&nav, P);
     let out: HashSet<&str> = g.edges.iter().filter(|e| e.from == shop_pkg).map(|e| nav.name(e.to)).collect();
@@ -146,11 +144,30 @@ fn a_neighbourhood_with_a_cycle() {
     let bike = node(&nav, &format!("{P}.fleet/Bike"));
     let rental = node(&nav, &format!("{P}.rental/Rental"));
     let g = nav.neighbourhood(bike, 1200);
-    let layer = |n: NodeId| g.nodes.iter().find(|v| v.node == n).unwrap().layer;
-    assert_eq!(layer(bike), layer(rental), "Bike ⇄ Rental share a layer");
     assert_layered(&g);
-    assert!(g.edges.iter().any(|e| e.direction == "in" && e.from == rental));
-    assert!(g.edges.iter().any(|e| e.direction == "out" && e.to == rental));
+    let into = g.edges.iter().find(|e| e.direction == "in" && e.from == rental).expect("Rental → Bike");
+    let out = g.edges.iter().find(|e| e.direction == "out" && e.to == rental).expect("Bike → Rental");
+    assert!(into.feedback != out.feedback, "one of Bike ⇄ Rental runs back");
+}
+
+#[test]
+fn every_demo_view_is_readable() {
+    let nav = demo();
+    // Every node's neighbourhood and the module overview, externals on and off.
+    let views = common::assert_every_view_is_readable(&nav, 120);
+    assert_eq!(views, 2 * (nav.len() + 1));
+    // Externals off: the overview hides the stub modules and says how many.
+    let all = nav.graph(None, 120, true);
+    let corpus = nav.graph(None, 120, false);
+    let stubs = all.nodes.iter().filter(|v| v.stub).count();
+    assert!(stubs > 0);
+    assert_eq!((corpus.nodes.len(), corpus.externals_hidden), (all.nodes.len() - stubs, stubs));
+    assert!(!corpus.externals && all.externals);
+    // Labels are simple names: a package keeps its name, a type its own.
+    let bike = node(&nav, &format!("{P}.fleet/Bike"));
+    let g = nav.graph(Some(bike), 120, false);
+    assert_eq!(g.nodes[0].label, "Bike");
+    assert_eq!(g.nodes[0].id, format!("{P}.fleet/Bike"));
 }
 
 /// A model with a compound assignment across types and an inferred call.

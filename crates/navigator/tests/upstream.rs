@@ -417,12 +417,19 @@ fn the_neighbourhood_reads_in_one_direction() {
             _ => assert!(e.from != money && e.to != money),
         }
     }
-    // Dependants to the left; Priceable shares Money's layer (a cycle).
+    // Dependants to the left; of Priceable ⇄ Money (a cycle) one edge runs back.
     let priceable = node(&nav, &format!("{P}/Priceable"));
     for e in g.edges.iter().filter(|e| e.direction == "in" && e.from != priceable) {
         assert!(layer(e.from) < layer(money));
     }
-    assert_eq!(layer(priceable), layer(money));
+    let pair: Vec<bool> = g
+        .edges
+        .iter()
+        .filter(|e| (e.from, e.to) == (priceable, money) || (e.from, e.to) == (money, priceable))
+        .map(|e| e.feedback)
+        .collect();
+    assert_eq!(pair.len(), 2);
+    assert!(pair[0] != pair[1], "{pair:?}");
     let from_batch = g.edges.iter().find(|e| e.to == money && nav.name(e.from) == "Batch").unwrap();
     assert_eq!(from_batch.count, 7);
     assert_eq!(from_batch.roles, ["invokes", "parameterType", "fieldType", "typeReference"]);
@@ -460,6 +467,19 @@ fn the_module_overview_rolls_rows_up_to_modules() {
     assert_eq!((top.nodes.len(), top.left_out), (1, 9));
     assert_eq!(top.nodes[0].name, "java.lang");
     assert_eq!(top.nodes[0].fan_in, g.nodes.iter().find(|v| v.name == "java.lang").unwrap().fan_in);
+}
+
+#[test]
+fn every_upstream_view_is_readable() {
+    let (_, nav) = fixture();
+    assert_eq!(common::assert_every_view_is_readable(&nav, 120), 2 * (127 + 1));
+    // A package reads as its last segment, a member as its own name.
+    let discount = node(&nav, &format!("{P}/Order.discount(int)"));
+    let g = nav.graph(Some(discount), 120, true);
+    assert!(g.nodes.iter().any(|v| v.label == "times" && v.id.ends_with("Money.times(int)")), "{:?}", g.nodes);
+    let overview = nav.graph(None, 120, true);
+    let lang = overview.nodes.iter().find(|v| v.name == "java.lang").expect("java.lang");
+    assert_eq!((lang.label.as_str(), lang.id.as_str()), ("lang", "java:java.lang"));
 }
 
 #[test]

@@ -9,6 +9,7 @@
 
 mod cycles;
 mod explore;
+mod graph;
 mod keep;
 mod link;
 mod load;
@@ -85,7 +86,7 @@ fn App() -> impl IntoView {
                 <div id="panel-navigate" role="tabpanel" aria-labelledby="tab-navigate"><navigate::NavigatePanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Graph>
-                <div id="panel-graph" role="tabpanel" aria-labelledby="tab-graph"><navigate::GraphPanel /></div>
+                <div id="panel-graph" role="tabpanel" aria-labelledby="tab-graph"><graph::GraphPanel /></div>
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Cycles>
                 <div id="panel-cycles" role="tabpanel" aria-labelledby="tab-cycles"><cycles::CyclesPanel /></div>

@@ -470,7 +470,7 @@ fn Selection() -> impl IntoView {
                         let q = if node.category == "operation" { format!("{}.{q}", node.breadcrumb.last().cloned().unwrap_or_default()) } else { q };
                         move |_| { ui.tab.set(Tab::Explore); super::explore::ask(ui, q.clone()); }
                     }>"explore it"</button>
-                    " · "<button class="link" id="show-graph" on:click=move |_| { ui.tab.set(Tab::Graph); send(&ToWorker::NavGraph { node: Some(n) }); }>"graph of its neighbourhood"</button>
+                    " · "<button class="link" id="show-graph" on:click=move |_| { ui.tab.set(Tab::Graph); super::graph::ask(ui, Some(n)); }>"graph of its neighbourhood"</button>
                 </p>
                 {nav.doc.get_untracked().map(|d| view! {
                     <details id="doc" class="doc"><summary>"Documentation (from the source)"</summary><pre>{d}</pre></details>
@@ -598,105 +598,6 @@ fn Pane(title: &'static str, class_name: &'static str, groups: Vec<RoleGroup>, e
     }
 }
 
-/// Module fills (FNV-1a of the module key picks one).
-const FILLS: [&str; 12] = [
-    "#5b8dd9", "#4caf82", "#c98a4b", "#b36fb3", "#5fb3b3", "#c96a6a", "#8a9a4b", "#7b7fd4", "#c9a227", "#4b9ac9",
-    "#b37b9e", "#6baf5b",
-];
-
-fn fill(key: &str, stub: bool) -> &'static str {
-    if stub {
-        return "#4a5560";
-    }
-    let mut h: u32 = 0x811c_9dc5;
-    for b in key.bytes() {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    FILLS[(h % 12) as usize]
-}
-
-#[component]
-pub fn GraphPanel() -> impl IntoView {
-    let ui = expect_context::<Ui>();
-    let nav = ui.nav;
-    let selected = move || nav.selected.get().map(|(n, _, _)| n.node);
-    view! {
-        <section id="graph" class="panel">
-            {move || nav.ready.get().is_none().then(|| view! { <p class="hint preparing">{move || super::cycles::preparing_text(nav.preparing.get().as_deref())}</p> })}
-            <div class="form">
-                <button id="graph-modules" on:click=move |_| send(&ToWorker::NavGraph { node: None })>"Modules overview"</button>
-                <button id="graph-selection" disabled=move || selected().is_none()
-                    on:click=move |_| if let Some(n) = selected() { send(&ToWorker::NavGraph { node: Some(n) }) }>"Neighbourhood of the selection"</button>
-                <span class="legend"><span class="in">"— depends on the selection"</span>" "<span class="out">"— the selection depends on"</span>" "<span class="inferred">"- - inferred"</span></span>
-            </div>
-            {move || nav.graph.get().map(|g| graph_svg(ui, g))}
-        </section>
-    }
-}
-
-fn graph_svg(ui: Ui, g: GraphView) -> impl IntoView {
-    let nav = ui.nav;
-    // Whatever the layout's origin, the drawing starts at a margin from the top left.
-    let min_x = g.nodes.iter().map(|n| n.x).fold(f64::INFINITY, f64::min);
-    let min_y = g.nodes.iter().map(|n| n.y).fold(f64::INFINITY, f64::min);
-    let (dx, dy) =
-        (if min_x.is_finite() { 10.0 - min_x } else { 0.0 }, if min_y.is_finite() { 10.0 - min_y } else { 0.0 });
-    let mut g = g;
-    for n in &mut g.nodes {
-        n.x += dx;
-        n.y += dy;
-    }
-    let (w, h) = g.nodes.iter().fold((400.0f64, 200.0f64), |(w, h), n| (w.max(n.x + 220.0), h.max(n.y + 60.0)));
-    let pos: hashbrown::HashMap<u32, (f64, f64)> = g.nodes.iter().map(|n| (n.node, (n.x, n.y))).collect();
-    let edges = g
-        .edges
-        .iter()
-        .filter_map(|e| {
-            let (a, b) = (pos.get(&e.from)?, pos.get(&e.to)?);
-            let class = format!("edge {}{}", e.direction, if e.inferred { " inferred" } else { "" });
-            let d = format!(
-                "M{} {} C{} {} {} {} {} {}",
-                a.0 + 160.0,
-                a.1 + 14.0,
-                a.0 + 200.0,
-                a.1 + 14.0,
-                b.0 - 40.0,
-                b.1 + 14.0,
-                b.0,
-                b.1 + 14.0
-            );
-            Some(view! { <path class=class d=d><title>{format!("{} link(s)", e.count)}</title></path> })
-        })
-        .collect::<Vec<_>>();
-    let center = g.center;
-    let nodes = g
-        .nodes
-        .into_iter()
-        .map(|n| {
-            let id = n.node;
-            let label: String = n.name.chars().take(24).collect();
-            view! {
-                <g class="gnode" class:center=center == Some(id) class:stub=n.stub transform=format!("translate({} {})", n.x, n.y)
-                    on:click=move |_| { ui.tab.set(Tab::Navigate); nav.select(NavTarget::Node(id)); }>
-                    <rect width="160" height="28" rx="4" fill=fill(&n.name, n.stub)></rect>
-                    <text x="8" y="18">{label}</text>
-                    <title>{format!("{} ({}) · fan-in {}", n.name, n.category, n.fan_in)}</title>
-                </g>
-            }
-        })
-        .collect::<Vec<_>>();
-    view! {
-        <div class="graph-wrap">
-            {(g.left_out > 0).then(|| view! { <p class="hint" id="graph-left-out">{format!("{} more node(s) not drawn: the graph shows the most connected ones", g.left_out)}</p> })}
-            <svg id="graph-svg" width=w.to_string() height=h.to_string() viewBox=format!("0 0 {w} {h}")>
-                <g class="edges">{edges}</g>
-                <g class="nodes">{nodes}</g>
-            </svg>
-        </div>
-    }
-}
-
 /// The tab strip.
 #[component]
 pub fn Tabs() -> impl IntoView {
@@ -710,7 +611,7 @@ pub fn Tabs() -> impl IntoView {
         }
         match t {
             Tab::Cycles if ui.nav.cycles.rows.get_untracked().is_none() => ui.nav.cycles.refresh(),
-            Tab::Graph if ui.nav.graph.get_untracked().is_none() => send(&ToWorker::NavGraph { node: None }),
+            Tab::Graph if ui.nav.graph.get_untracked().is_none() => super::graph::ask(ui, None),
             _ => {}
         }
     };

@@ -336,16 +336,7 @@ async fn handle(msg: ToWorker, data: JsValue) {
                 post(&FromWorker::NavDeps { deps: nav.dependencies(node, 0, limit as usize) });
             }
         }
-        ToWorker::NavGraph { node } => {
-            if let Some(nav) = navigator() {
-                let max = crate::protocol::NAV_GRAPH_NODES;
-                let graph = match node {
-                    Some(n) => nav.neighbourhood(n, max),
-                    None => nav.module_overview(max),
-                };
-                post(&FromWorker::NavGraph { graph });
-            }
-        }
+        ToWorker::NavGraph { node, externals } => nav_graph(node, externals),
         ToWorker::CycleRows { offset, limit } => cycle_rows(offset, limit),
         ToWorker::TextSearch { query } => text_search(query),
         ToWorker::Explore { question, flag, setting } => explore_question(question, flag, setting),

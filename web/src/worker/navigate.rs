@@ -140,3 +140,11 @@ pub(super) fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
     let selection = crate::protocol::Selected { node: view, doc, deps, insight, row: row.map(|r| r as u64) };
     post(&FromWorker::NavSelected { selection: Box::new(selection) });
 }
+
+/// The Graph tab's view: a neighbourhood or the module overview, laid out
+/// by the navigator (at most `NAV_GRAPH_NODES` nodes).
+pub(super) fn nav_graph(node: Option<u32>, externals: bool) {
+    let Some(nav) = navigator() else { return };
+    let graph = nav.graph(node, crate::protocol::NAV_GRAPH_NODES, externals);
+    post(&FromWorker::NavGraph { graph });
+}

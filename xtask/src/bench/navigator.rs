@@ -70,6 +70,27 @@ pub fn run(model: &Path, runs: usize) -> crate::Result<String> {
         o["nodes"],
         o["edges"],
     );
+    let page = &v["graphPage"];
+    for (key, what) in [("neighbourhood", "neighbourhood of that node"), ("moduleOverview", "module overview")] {
+        let view = |g: &serde_json::Value| {
+            format!(
+                "{:.1} ms ({} nodes, {} edges, {} back, {} route points, {:.0}×{:.0} px, {:.0} KB as JSON)",
+                f(&g["ms"]),
+                g["nodes"],
+                g["edges"],
+                g["feedback"],
+                g["points"],
+                f(&g["width"]),
+                f(&g["height"]),
+                f(&g["jsonBytes"]) / 1e3,
+            )
+        };
+        println!(
+            "  graph tab (Sugiyama layout, cap 120, best of 3): {what}: {}; externals shown: {}",
+            view(&page[key]),
+            view(&page[format!("{key}Externals")]),
+        );
+    }
     let t = &v["treeRows"];
     println!(
         "  tree: rows() page at offset 100,000 of {} (all expanded) {:.2} ms, collapsed {:.3} ms; row_index of the last node {:.2} ms; cycles() {:.2} ms",

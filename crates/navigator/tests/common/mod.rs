@@ -19,10 +19,12 @@ pub fn names(nav: &Navigator, nodes: impl IntoIterator<Item = NodeId>) -> Vec<St
     nodes.into_iter().map(|n| nav.name(n).to_string()).collect()
 }
 
-/// Every edge goes to a higher layer, except between members of one cycle
-/// (which then share a layer).
+/// Every edge goes to a higher layer, except a feedback edge, which goes to
+/// a lower one and closes a cycle; every route runs from its edge's source
+/// box to its target box; no two boxes overlap; everything lies inside the
+/// view's size.
 pub fn assert_layered(g: &GraphView) {
-    let layer = |n: NodeId| g.nodes.iter().find(|v| v.node == n).expect("an edge end is drawn").layer;
+    let at = |n: NodeId| g.nodes.iter().find(|v| v.node == n).expect("an edge end is drawn");
     let reaches = |from: NodeId, to: NodeId| {
         let mut seen = vec![from];
         let mut stack = vec![from];
@@ -40,18 +42,65 @@ pub fn assert_layered(g: &GraphView) {
         false
     };
     for e in &g.edges {
-        if layer(e.from) >= layer(e.to) {
+        let (f, t) = (at(e.from), at(e.to));
+        if e.points.is_empty() {
+            assert_eq!(e.from, e.to, "only a self-loop has no route");
+            continue;
+        }
+        if e.feedback {
+            assert!(f.layer > t.layer, "{} → {}: a feedback edge runs back", e.from, e.to);
             assert!(reaches(e.to, e.from), "{} → {} goes back without a cycle", e.from, e.to);
-            assert_eq!(layer(e.from), layer(e.to), "a cycle shares its layer");
+        } else {
+            assert!(f.layer < t.layer, "{} → {} at {} → {}", e.from, e.to, f.layer, t.layer);
+        }
+        // From the source's side to the target's side.
+        let (first, last) = (e.points[0], e.points[e.points.len() - 1]);
+        let side = |v: &navigator::GraphNode, p: (f64, f64), right: bool| {
+            let x = if right { v.x + v.width } else { v.x };
+            (p.0 - x).abs() <= 0.02 && p.1 >= v.y && p.1 <= v.y + v.height + 0.02
+        };
+        assert!(side(f, first, !e.feedback), "{e:?} starts on {f:?}");
+        assert!(side(t, last, e.feedback), "{e:?} ends on {t:?}");
+        assert_eq!(e.points.len() % 2, 0);
+        for p in &e.points {
+            assert!(p.0 >= 0.0 && p.0 <= g.width && p.1 >= 0.0 && p.1 <= g.height, "{p:?} outside");
         }
     }
-    for v in &g.nodes {
-        assert_eq!(v.x, v.layer as f64 * 200.0);
+    assert_no_overlap(g);
+}
+
+/// No two boxes share any area; every box lies inside the view's size; a
+/// layer's boxes share their left edge.
+pub fn assert_no_overlap(g: &GraphView) {
+    for (i, a) in g.nodes.iter().enumerate() {
+        assert!(a.x >= 0.0 && a.y >= 0.0 && a.x + a.width <= g.width && a.y + a.height <= g.height, "{a:?} outside");
+        assert!(a.width > 0.0 && a.height > 0.0);
+        for b in &g.nodes[i + 1..] {
+            let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+            assert!(apart, "{} and {} overlap: {a:?} {b:?}", a.label, b.label);
+            if a.layer == b.layer {
+                assert_eq!(a.x, b.x);
+            }
+        }
     }
-    // No two nodes on one spot.
-    let mut spots: Vec<(u32, i64)> = g.nodes.iter().map(|v| (v.layer, v.y as i64)).collect();
-    spots.sort();
-    let before = spots.len();
-    spots.dedup();
-    assert_eq!(spots.len(), before);
+}
+
+/// Every node's neighbourhood (externals on and off) and the module
+/// overview are laid out without overlap, in layers; returns how many views.
+pub fn assert_every_view_is_readable(nav: &Navigator, max_nodes: usize) -> usize {
+    let mut views = 0;
+    for externals in [true, false] {
+        let g = nav.graph(None, max_nodes, externals);
+        assert_layered(&g);
+        views += 1;
+        for n in 0..nav.len() as NodeId {
+            let g = nav.graph(Some(n), max_nodes, externals);
+            assert_layered(&g);
+            if !externals {
+                assert!(g.nodes.iter().all(|v| !v.stub || v.node == n), "an external drawn");
+            }
+            views += 1;
+        }
+    }
+    views
 }
