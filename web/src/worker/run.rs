@@ -47,6 +47,15 @@ pub(super) fn provider_config(
     provider.config().map_err(WorkerError::Refused)
 }
 
+/// The configuration a model-list read uses: OpenRouter's list is public,
+/// so no key is needed (nor sent) for it.
+fn list_config(provider: &crate::protocol::ProviderSettings) -> Result<Option<llm::ProviderConfig>, WorkerError> {
+    match provider {
+        crate::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
+        other => provider_config(other),
+    }
+}
+
 /// The provider's model list, for the page's model picker.
 pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings, asked_for: String) -> FromWorker {
     let answer = |models: Vec<crate::protocol::ListedModel>, message: Option<String>| FromWorker::ProviderModels {
@@ -55,12 +64,7 @@ pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings, a
         models,
         message,
     };
-    let config = match provider {
-        // The list is public: a key is not needed to read OpenRouter's.
-        crate::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
-        other => provider_config(other),
-    };
-    let config = match config {
+    let config = match list_config(provider) {
         Ok(Some(c)) => c,
         Ok(None) => return answer(Vec::new(), None),
         Err(e) => return answer(Vec::new(), Some(e.to_string())),
@@ -88,12 +92,7 @@ pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, m
         prices,
         message,
     };
-    let config = match provider {
-        // The list is public: a key is not needed to read OpenRouter's prices.
-        crate::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
-        other => provider_config(other),
-    };
-    let config = match config {
+    let config = match list_config(provider) {
         Ok(Some(c)) => c,
         Ok(None) => return answer(Some(crate::protocol::Prices { input: 0.0, output: 0.0 }), None),
         Err(e) => return answer(None, Some(e.to_string())),
