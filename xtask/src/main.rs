@@ -3,6 +3,7 @@
 
 mod bench;
 mod demo;
+mod dist;
 mod local_llm;
 mod mock_provider;
 mod serve;
@@ -27,6 +28,8 @@ enum Command {
     Setup,
     /// Build the page with Trunk and serve it, with the bundled demo, on 127.0.0.1.
     Serve(serve::Args),
+    /// Build the release page into a folder to upload to a static host (`--base` for a sub-path).
+    Dist(dist::Args),
     /// Run every test: native workspace tests, wasm tests in headless Chromium, browser end-to-end tests.
     Test(test::Args),
     /// Benchmarks that print figures (see docs/benchmarks.md).
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Setup => setup::run_all(),
         Command::Serve(args) => serve::run(args),
+        Command::Dist(args) => dist::run(args),
         Command::Test(args) => test::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Synth(args) => synth::run(args),

@@ -76,9 +76,16 @@ pub struct StaticServer {
 impl StaticServer {
     /// Serve `dir` on 127.0.0.1:`port` (0 = any free port) from a background thread.
     pub fn start(dir: &Path, port: u16) -> crate::Result<Self> {
-        if !dir.join("index.html").is_file() {
+        Self::start_with(dir, port, Vec::new())
+    }
+
+    /// [`Self::start`], adding `extra` headers to every response (as a host
+    /// applying a `dist` folder's `_headers` would).
+    pub fn start_with(dir: &Path, port: u16, extra: Vec<(String, String)>) -> crate::Result<Self> {
+        if extra.is_empty() && !dir.join("index.html").is_file() {
             return Err(format!("{} has no index.html (build first)", dir.display()));
         }
+        let extra = Arc::new(extra);
         let server = tiny_http::Server::http(("127.0.0.1", port))
             .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
         let addr = server.server_addr().to_ip().ok_or("static server is not on an IP address")?;
@@ -88,7 +95,8 @@ impl StaticServer {
         let thread = std::thread::spawn(move || {
             for request in worker.incoming_requests() {
                 let dir = dir.clone();
-                std::thread::spawn(move || respond(&dir, request));
+                let extra = Arc::clone(&extra);
+                std::thread::spawn(move || respond(&dir, &extra, request));
             }
         });
         Ok(StaticServer { server, addr, thread: Some(thread) })
@@ -123,13 +131,17 @@ fn header(name: &str, value: &str) -> tiny_http::Header {
     tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
 }
 
-fn respond(dir: &Path, request: tiny_http::Request) {
+fn respond(dir: &Path, extra: &[(String, String)], request: tiny_http::Request) {
     let mut headers = vec![
         header("Cross-Origin-Opener-Policy", "same-origin"),
         header("Cross-Origin-Embedder-Policy", "require-corp"),
         header("Cross-Origin-Resource-Policy", "same-origin"),
         header("Cache-Control", "no-cache"),
     ];
+    for (name, value) in extra {
+        headers.retain(|h| !h.field.as_str().as_str().eq_ignore_ascii_case(name));
+        headers.push(header(name, value));
+    }
     let method_ok = matches!(request.method(), tiny_http::Method::Get | tiny_http::Method::Head);
     let file = method_ok.then(|| resolve(dir, request.url())).flatten();
     let result = match file.and_then(|p| File::open(&p).ok().map(|f| (p, f))) {

@@ -220,6 +220,14 @@ fn e2e() -> crate::Result {
     let cli = target_dir().join("debug").join("codegraph-insights");
     let server = StaticServer::start(&root().join("dist"), 0)?;
     println!("e2e: serving dist/ at {}", server.url());
+    // The hostable folder (`cargo xtask dist`) under a sub-path, served with
+    // its `_headers` (the CSP as a response header), as a static host would.
+    let site = target_dir().join("e2e-site");
+    let _ = std::fs::remove_dir_all(&site);
+    crate::dist::build(&site.join("sub").join("path"), "/sub/path/")?;
+    let dist_headers = std::fs::read_to_string(site.join("sub/path/_headers")).map_err(|e| format!("_headers: {e}"))?;
+    let hosted = StaticServer::start_with(&site, 0, crate::dist::parse_headers(&dist_headers))?;
+    println!("e2e: serving the dist folder at {}sub/path/", hosted.url());
     // Slow enough that a reload lands mid-run; and one whose account runs dry.
     let slow = MockProvider::start(MockConfig::default().with("slow:120@*"));
     let broke = MockProvider::start(MockConfig::default().with("402@3"));
@@ -229,12 +237,14 @@ fn e2e() -> crate::Result {
         node_test()
             .arg(e2e_dir())
             .env("E2E_BASE_URL", server.url())
+            .env("E2E_DIST_URL", format!("{}sub/path/", hosted.url()))
             .env("E2E_MOCK_SLOW_URL", slow.url())
             .env("E2E_MOCK_402_URL", broke.url())
             .env("E2E_MOCK_FAILING_URL", failing.url())
             .env("E2E_CLI", &cli),
     );
     drop(server);
+    drop(hosted);
     slow.stop();
     broke.stop();
     failing.stop();
