@@ -161,12 +161,16 @@ pub struct Written {
 /// Builds the page into `out` for `base`; returns the files written (the
 /// `.gz` / `.br` companions counted on their file).
 pub fn build(out: &Path, base: &str) -> crate::Result<Vec<Written>> {
+    // Trunk builds into a folder of the project (it cleans its dist folder
+    // and keeps that inside the project); the result is copied to `out`.
+    let stage = crate::target_dir().join("dist-stage");
+    let mut cmd = Command::new("trunk");
+    cmd.current_dir(root()).args(["build", "--release", "--public-url", base, "--dist"]).arg(&stage);
+    run_cmd(&mut cmd)?;
     if out.exists() {
         std::fs::remove_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     }
-    let mut cmd = Command::new("trunk");
-    cmd.current_dir(root()).args(["build", "--release", "--public-url", base, "--dist"]).arg(out);
-    run_cmd(&mut cmd)?;
+    copy_dir(&stage, out)?;
     let index = out.join("index.html");
     let html = std::fs::read_to_string(&index).map_err(|e| format!("{}: {e}", index.display()))?;
     let (html, init) = externalize_init(&html, base)?;
@@ -208,6 +212,20 @@ fn externalize_init(html: &str, base: &str) -> crate::Result<(String, (String, S
     let tag = format!("<script type=\"module\" src=\"{base}{name}\"></script>");
     let page = format!("{}{tag}{}", &html[..start], &html[end + "</script>".len()..]);
     Ok((page, (name, format!("{script}\n"))))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> crate::Result {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| format!("{}: {e}", from.display()))?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(|e| format!("{} -> {}: {e}", src.display(), dst.display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn with_csp_meta(html: &str) -> crate::Result<String> {
