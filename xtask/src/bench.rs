@@ -605,6 +605,16 @@ fn page_runs(model: &Path, runs: usize, timeout: u64) -> crate::Result {
     if !demos.is_empty() {
         print_demo_runs(&demos);
     }
+    // The bytes of a first visit as a host serves the `cargo xtask dist` folder.
+    let site = crate::target_dir().join("bench-site");
+    let files = crate::dist::build(&site, "/")?;
+    let (raw, gz, br) = crate::dist::first_visit(&site, &files);
+    println!(
+        "  first visit of the hosted folder (cargo xtask dist): {:.2} MB raw, {:.2} MB gzip, {:.2} MB brotli (the demo's fixtures not counted)",
+        raw as f64 / 1e6,
+        gz as f64 / 1e6,
+        br as f64 / 1e6
+    );
     Ok(())
 }
 
