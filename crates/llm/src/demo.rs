@@ -184,20 +184,9 @@ impl<'c> DemoCompleter<'c> {
             s.push(line);
         }
         Some(Block::Operation(OperationBlock {
-            name,
-            description: description(&s),
             // Read-only only when the model records no write and no call at all.
             safe: writes.is_empty() && op.invocations.is_empty(),
-            idempotent: None,
-            owner: OperationOwner::Unknown,
-            handles_command: None,
-            emits: vec![],
-            preconditions: vec![],
-            postconditions: vec![],
-            invariants_enforced: vec![],
-            uses_spi: vec![],
-            domain_terms: vec![],
-            confidence: DEMO_CONFIDENCE,
+            ..empty_operation(name, description(&s), DEMO_CONFIDENCE)
         }))
     }
 
@@ -305,15 +294,6 @@ impl<'c> DemoCompleter<'c> {
             s.push(line);
         }
         Some(Block::Type(TypeBlock {
-            name,
-            description: description(&s),
-            concept: DomainConcept::Unknown,
-            event_kind: None,
-            interface_role: None,
-            aggregate_root: None,
-            contained_in: None,
-            sync_pattern: None,
-            identity: None,
             fields: d
                 .fields
                 .iter()
@@ -326,13 +306,7 @@ impl<'c> DemoCompleter<'c> {
                     },
                 })
                 .collect(),
-            invariants: vec![],
-            state_machine: None,
-            relates_to: vec![],
-            exposes: vec![],
-            depends_on: vec![],
-            domain_terms: vec![],
-            confidence: DEMO_CONFIDENCE,
+            ..empty_type(name, description(&s), DEMO_CONFIDENCE)
         }))
     }
 
@@ -384,21 +358,13 @@ impl<'c> DemoCompleter<'c> {
             s.push(line);
         }
         Some(Block::Module(ModuleBlock {
-            name,
-            description: description(&s),
-            apis: vec![],
-            spis: vec![],
             depends_on: m
                 .imports
                 .iter()
                 .filter(|i| i.to != m.id)
                 .map(|i| i.name.as_deref().unwrap_or(&i.to).to_owned())
                 .collect(),
-            concepts: vec![],
-            bounded_context_hint: None,
-            shared_kernel_hint: None,
-            ubiquitous_language: vec![],
-            confidence: DEMO_CONFIDENCE,
+            ..empty_module(name, description(&s), DEMO_CONFIDENCE)
         }))
     }
 
@@ -575,52 +541,65 @@ pub fn name_of(id: &str) -> String {
 /// `unknown` where a choice is required.
 fn empty_block(level: Level, name: String, description: String, confidence: f64) -> Block {
     match level {
-        Level::Operation => Block::Operation(OperationBlock {
-            name,
-            description,
-            safe: false,
-            idempotent: None,
-            owner: OperationOwner::Unknown,
-            handles_command: None,
-            emits: vec![],
-            preconditions: vec![],
-            postconditions: vec![],
-            invariants_enforced: vec![],
-            uses_spi: vec![],
-            domain_terms: vec![],
-            confidence,
-        }),
-        Level::Type => Block::Type(TypeBlock {
-            name,
-            description,
-            concept: DomainConcept::Unknown,
-            event_kind: None,
-            interface_role: None,
-            aggregate_root: None,
-            contained_in: None,
-            sync_pattern: None,
-            identity: None,
-            fields: vec![],
-            invariants: vec![],
-            state_machine: None,
-            relates_to: vec![],
-            exposes: vec![],
-            depends_on: vec![],
-            domain_terms: vec![],
-            confidence,
-        }),
-        Level::Module => Block::Module(ModuleBlock {
-            name,
-            description,
-            apis: vec![],
-            spis: vec![],
-            depends_on: vec![],
-            concepts: vec![],
-            bounded_context_hint: None,
-            shared_kernel_hint: None,
-            ubiquitous_language: vec![],
-            confidence,
-        }),
+        Level::Operation => Block::Operation(empty_operation(name, description, confidence)),
+        Level::Type => Block::Type(empty_type(name, description, confidence)),
+        Level::Module => Block::Module(empty_module(name, description, confidence)),
+    }
+}
+
+/// [`empty_block`] of an operation: what the fact-written blocks start from.
+fn empty_operation(name: String, description: String, confidence: f64) -> OperationBlock {
+    OperationBlock {
+        name,
+        description,
+        safe: false,
+        idempotent: None,
+        owner: OperationOwner::Unknown,
+        handles_command: None,
+        emits: vec![],
+        preconditions: vec![],
+        postconditions: vec![],
+        invariants_enforced: vec![],
+        uses_spi: vec![],
+        domain_terms: vec![],
+        confidence,
+    }
+}
+
+fn empty_type(name: String, description: String, confidence: f64) -> TypeBlock {
+    TypeBlock {
+        name,
+        description,
+        concept: DomainConcept::Unknown,
+        event_kind: None,
+        interface_role: None,
+        aggregate_root: None,
+        contained_in: None,
+        sync_pattern: None,
+        identity: None,
+        fields: vec![],
+        invariants: vec![],
+        state_machine: None,
+        relates_to: vec![],
+        exposes: vec![],
+        depends_on: vec![],
+        domain_terms: vec![],
+        confidence,
+    }
+}
+
+fn empty_module(name: String, description: String, confidence: f64) -> ModuleBlock {
+    ModuleBlock {
+        name,
+        description,
+        apis: vec![],
+        spis: vec![],
+        depends_on: vec![],
+        concepts: vec![],
+        bounded_context_hint: None,
+        shared_kernel_hint: None,
+        ubiquitous_language: vec![],
+        confidence,
     }
 }
 
