@@ -92,8 +92,17 @@ fn ask_link(ui: Ui, name: String) -> impl IntoView {
     view! { <button class="link" title="explore this" on:click=move |_| ask(ui, q.clone())>{name}</button> }
 }
 
+/// `… and N more`: what a capped list of the map left out.
+fn and_more(n: u64) -> String {
+    format!("… and {} more", group(n))
+}
+
 fn more_item(n: u64) -> Option<impl IntoView> {
-    (n > 0).then(|| view! { <li class="hint">{format!("… and {} more", group(n))}</li> })
+    (n > 0).then(|| view! { <li class="hint">{and_more(n)}</li> })
+}
+
+fn more_span(n: u64) -> Option<impl IntoView> {
+    (n > 0).then(|| view! { <span class="hint">{and_more(n)}</span> })
 }
 
 fn answer_view(ui: Ui, a: ExploreAnswer) -> impl IntoView {
@@ -150,7 +159,7 @@ fn answer_view(ui: Ui, a: ExploreAnswer) -> impl IntoView {
                                     {b.groups.into_iter().map(|g| view! {
                                         <li><span class="blast-label">{g.label}</span>": "
                                             {g.names.into_iter().map(|n| view! { {ask_link(ui, n)}" " }).collect_view()}
-                                            {(g.more > 0).then(|| view! { <span class="hint">{format!("… and {} more", group(g.more))}</span> })}
+                                            {more_span(g.more)}
                                         </li>
                                     }).collect_view()}
                                 </ul>
@@ -169,7 +178,7 @@ fn answer_view(ui: Ui, a: ExploreAnswer) -> impl IntoView {
                                 {d.caller.map(|c| view! { {nav_link(ui, c)}" calls " })}
                                 {nav_link(ui, d.callee)}{format!(" of {}, implemented by ", d.supertype)}
                                 {d.implementations.into_iter().map(|i| view! { {nav_link(ui, i)}" " }).collect_view()}
-                                {(d.more > 0).then(|| view! { <span class="hint">{format!("… and {} more", group(d.more))}</span> })}
+                                {more_span(d.more)}
                             </li>
                         }).collect_view()}
                     </ul>

@@ -45,7 +45,7 @@ pub fn open_demo(ui: Ui) {
 }
 
 fn load_model_url(ui: Ui, url: String, src: Option<String>) {
-    ui.loading(Tour::Off);
+    ui.loading();
     ui.load.set(Load::Reading { bytes: 0, total: None });
     ui.source.set(Source::None);
     PENDING_SOURCE.with(|p| *p.borrow_mut() = src.map(Pending::Url));
@@ -53,7 +53,7 @@ fn load_model_url(ui: Ui, url: String, src: Option<String>) {
 }
 
 fn load_model_file(ui: Ui, file: web_sys::File) {
-    ui.loading(Tour::Off);
+    ui.loading();
     ui.load.set(Load::Reading { bytes: 0, total: Some(file.size() as u64) });
     send_with(&ToWorker::LoadModelFile { name: file.name() }, Some(("file", file.into())));
 }

@@ -11,10 +11,8 @@ fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
 
 #[component]
 pub fn PlanPanel() -> impl IntoView {
-    let ui = expect_context::<Ui>();
-    let loaded = move || matches!(ui.load.get(), Load::Loaded(_));
     view! {
-        <section id="plan" class="panel" class:disabled=move || !loaded() aria-labelledby="plan-title">
+        <section id="plan" class="panel" aria-labelledby="plan-title">
             <h2 id="plan-title">"Plan"</h2>
             <PlanStatus />
             <Settings />

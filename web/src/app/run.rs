@@ -303,6 +303,30 @@ fn need(ui: Ui, field: &'static str) -> impl Fn() -> Option<AnyView> + Send + Sy
     }
 }
 
+/// A provider field the provider may still need: its label, the input, and
+/// what it needs beside it (the input's description; invalid once Explain
+/// was pressed).
+#[component]
+fn NeededField(
+    id: &'static str,
+    #[prop(into)] label: Signal<&'static str>,
+    kind: &'static str,
+    value: RwSignal<String>,
+    #[prop(optional)] placeholder: Option<&'static str>,
+    #[prop(optional)] autocomplete: Option<&'static str>,
+    #[prop(optional)] wide: bool,
+) -> impl IntoView {
+    let ui = expect_context::<Ui>();
+    view! {
+        <div class=if wide { "field span-2" } else { "field" }><label for=id>{move || label.get()}</label>
+            <input id=id type=kind placeholder=placeholder autocomplete=autocomplete prop:value=move || value.get()
+                aria-describedby=described(ui, id) aria-invalid=invalid(ui, id)
+                on:input=move |ev| value.set(event_target_value(&ev)) />
+            {need(ui, id)}
+        </div>
+    }
+}
+
 /// One card for who explains: provider, model and roll-up model, key,
 /// prices, and the less common knobs.
 #[component]
@@ -331,34 +355,16 @@ pub fn ProviderCard() -> impl IntoView {
                     </select>
                 </label>
                 <Show when=move || kind() == "openai-compatible">
-                    <div class="field span-2"><label for="provider-base-url">"Base URL"</label>
-                        <input id="provider-base-url" type="url" placeholder="http://127.0.0.1:8000/v1" prop:value=move || p.base_url.get()
-                            aria-describedby=described(ui, "provider-base-url") aria-invalid=invalid(ui, "provider-base-url")
-                            on:input=move |ev| p.base_url.set(event_target_value(&ev)) />
-                        {need(ui, "provider-base-url")}
-                    </div>
+                    <NeededField id="provider-base-url" label="Base URL" kind="url" value=p.base_url
+                        placeholder="http://127.0.0.1:8000/v1" wide=true />
                 </Show>
                 <Show when=move || kind() == "cloudflare-gateway">
-                    <div class="field"><label for="provider-account">"Account id"</label>
-                        <input id="provider-account" type="text" prop:value=move || p.account.get()
-                            aria-describedby=described(ui, "provider-account") aria-invalid=invalid(ui, "provider-account")
-                            on:input=move |ev| p.account.set(event_target_value(&ev)) />
-                        {need(ui, "provider-account")}
-                    </div>
-                    <div class="field"><label for="provider-gateway">"Gateway id"</label>
-                        <input id="provider-gateway" type="text" prop:value=move || p.gateway.get()
-                            aria-describedby=described(ui, "provider-gateway") aria-invalid=invalid(ui, "provider-gateway")
-                            on:input=move |ev| p.gateway.set(event_target_value(&ev)) />
-                        {need(ui, "provider-gateway")}
-                    </div>
+                    <NeededField id="provider-account" label="Account id" kind="text" value=p.account />
+                    <NeededField id="provider-gateway" label="Gateway id" kind="text" value=p.gateway />
                 </Show>
                 <Show when=move || kind() != "demo">
-                    <div class="field"><label for="provider-key">{move || if kind() == "cloudflare-gateway" { "API token" } else { "API key" }}</label>
-                        <input id="provider-key" type="password" autocomplete="off" prop:value=move || p.key.get()
-                            aria-describedby=described(ui, "provider-key") aria-invalid=invalid(ui, "provider-key")
-                            on:input=move |ev| p.key.set(event_target_value(&ev)) />
-                        {need(ui, "provider-key")}
-                    </div>
+                    <NeededField id="provider-key" kind="password" value=p.key autocomplete="off"
+                        label=Signal::derive(move || if kind() == "cloudflare-gateway" { "API token" } else { "API key" }) />
                 </Show>
                 <div class="field"><label for="set-model">"Model"</label>
                     <input id="set-model" type="text" list="model-list" autocomplete="off" prop:value=move || s.get().model

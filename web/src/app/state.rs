@@ -245,9 +245,9 @@ impl Ui {
     }
 
     /// A model is being read: what was shown of the last one goes (its
-    /// plan, the demo's tour unless this load is the demo's).
-    pub fn loading(&self, tour: Tour) {
-        self.tour.set(tour);
+    /// plan, and the demo's tour: the demo starts its own afterwards).
+    pub fn loading(&self) {
+        self.tour.set(Tour::Off);
         self.last_plan.set(None);
         self.planning.set(Planning::Idle);
         self.rows.set(None);
@@ -294,14 +294,12 @@ impl Ui {
                 self.load.set(Load::Loaded(summary));
                 super::navigate::model_loaded(*self);
                 self.planning.set(Planning::Idle);
-                self.last_plan.set(None);
                 self.rows.set(None);
                 self.running.set(Running::Idle);
                 super::load::send_pending_source();
             }
             FromWorker::ModelFailed { error } => {
                 self.tour.set(Tour::Off);
-                self.last_plan.set(None);
                 self.load.set(Load::Failed(error));
                 self.planning.set(Planning::Idle);
                 self.rows.set(None);
