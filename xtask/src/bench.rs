@@ -444,6 +444,29 @@ fn plan_in_browser(model: &Path, runs: usize, timeout: u64) -> crate::Result {
 /// One run of a browser benchmark script (`node SCRIPT ARGS…` against the
 /// served page, killed after `timeout` seconds): the JSON line it prints, or
 /// why it failed (the thrown error's message).
+/// Up to `runs` runs of one browser script, stopping at the first that
+/// fails (said on stdout with its time, `what` naming the runs).
+fn browser_runs(
+    server: &crate::serve::StaticServer,
+    what: &str,
+    script_and_args: &[&str],
+    timeout: u64,
+    runs: usize,
+) -> crate::Result<Vec<serde_json::Value>> {
+    let mut results = Vec::new();
+    for run in 1..=runs {
+        let started = Instant::now();
+        match browser_run(server, script_and_args, timeout)? {
+            Ok(v) => results.push(v),
+            Err(why) => {
+                println!("  {what} run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
+                break;
+            }
+        }
+    }
+    Ok(results)
+}
+
 fn browser_run(
     server: &crate::serve::StaticServer,
     script_and_args: &[&str],
@@ -544,32 +567,13 @@ fn page_runs(model: &Path, runs: usize, timeout: u64) -> crate::Result {
     let bytes = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
     println!("bench page: {} ({:.1} MB), release page at {}", model.display(), bytes as f64 / 1e6, served.server.url());
     let timeout_arg = timeout.to_string();
-    let mut results = Vec::new();
-    for run in 1..=runs {
-        let started = Instant::now();
-        let args = ["tests/bench/page.mjs", "model", "bench/model.jsonl", &timeout_arg];
-        match browser_run(&served.server, &args, timeout + 30)? {
-            Ok(v) => results.push(v),
-            Err(why) => {
-                println!("  model run {run}: FAILED after {:.1} s: {why}", started.elapsed().as_secs_f64());
-                break;
-            }
-        }
-    }
+    let model_args = ["tests/bench/page.mjs", "model", "bench/model.jsonl", &timeout_arg];
+    let results = browser_runs(&served.server, "model", &model_args, timeout + 30, runs)?;
     if !results.is_empty() {
         print_model_runs(&results);
     }
-    let mut starts = Vec::new();
-    for run in 1..=runs {
-        let args = ["tests/bench/page.mjs", "runstart", "bench/model.jsonl", &timeout_arg];
-        match browser_run(&served.server, &args, timeout + 30)? {
-            Ok(v) => starts.push(v),
-            Err(why) => {
-                println!("  run-start run {run}: FAILED: {why}");
-                break;
-            }
-        }
-    }
+    let start_args = ["tests/bench/page.mjs", "runstart", "bench/model.jsonl", &timeout_arg];
+    let starts = browser_runs(&served.server, "run-start", &start_args, timeout + 30, runs)?;
     if !starts.is_empty() {
         let (best, median) = best_median(&starts, |v| v["confirmToRunningMs"].as_f64().unwrap_or(f64::NAN));
         let (after, _) = best_median(&starts, |v| v["planToConfirmMs"].as_f64().unwrap_or(f64::NAN));
@@ -578,30 +582,12 @@ fn page_runs(model: &Path, runs: usize, timeout: u64) -> crate::Result {
             starts.len()
         );
     }
-    let mut drops = Vec::new();
-    for run in 1..=runs {
-        match browser_run(&served.server, &["tests/bench/page.mjs", "drop", "fixtures/upstream-java/model.jsonl"], 180)?
-        {
-            Ok(v) => drops.push(v),
-            Err(why) => {
-                println!("  drop run {run}: FAILED: {why}");
-                break;
-            }
-        }
-    }
+    let drop_args = ["tests/bench/page.mjs", "drop", "fixtures/upstream-java/model.jsonl"];
+    let drops = browser_runs(&served.server, "drop", &drop_args, 180, runs)?;
     if !drops.is_empty() {
         print_drop_runs(&drops);
     }
-    let mut demos = Vec::new();
-    for run in 1..=runs {
-        match browser_run(&served.server, &["tests/bench/page.mjs", "demo"], 180)? {
-            Ok(v) => demos.push(v),
-            Err(why) => {
-                println!("  demo run {run}: FAILED: {why}");
-                break;
-            }
-        }
-    }
+    let demos = browser_runs(&served.server, "demo", &["tests/bench/page.mjs", "demo"], 180, runs)?;
     if !demos.is_empty() {
         print_demo_runs(&demos);
     }
