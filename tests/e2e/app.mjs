@@ -70,3 +70,22 @@ export async function finished(page, timeout = 120_000) {
   return status;
 }
 
+/** Asks Explore `question` (on its tab); the newer answer, to this question. */
+export async function ask(page, question) {
+  const before = await page.locator('#explore-answer').getAttribute('data-seq', { timeout: 100 }).catch(() => null);
+  await page.fill('#explore-question', question);
+  await page.click('#explore-ask');
+  // A newer answer, to this question (a mode switch may have asked the one
+  // before again): the map's heading repeats the question.
+  const head = `Exploration: ${question.trim()}`;
+  await page.waitForFunction(
+    ([b, head]) => {
+      const a = document.querySelector('#explore-answer');
+      const map = document.querySelector('#explore-map')?.textContent ?? '';
+      return a && a.dataset.seq !== b && map.includes(head);
+    },
+    [before, head],
+    { timeout: 30_000 },
+  );
+  return page.locator('#explore-answer');
+}

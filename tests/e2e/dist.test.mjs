@@ -5,6 +5,8 @@
 // request leaves the page's path.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { launch, need } from './browser.mjs';
 import { open, shot, finished } from './app.mjs';
 
@@ -63,4 +65,27 @@ test('the dist folder under /sub/path/ with its CSP header runs the demo; nothin
   } finally {
     await context.close();
   }
+});
+
+test("the page's wasm carries nothing of the engine; the Worker's does; both are optimised and pass integrity", async () => {
+  const dir = need('E2E_DIST_DIR');
+  const [page] = readdirSync(dir).filter((f) => /^web-.*_bg\.wasm$/.test(f));
+  assert.ok(page, `the page's module in ${dir}`);
+  const text = (f) => readFileSync(join(dir, f)).toString('latin1');
+  // A function's panic message names its source file: the page's may name
+  // only the page's own files; the Worker's name the engine's crates.
+  const crates = (t) => [...new Set(t.match(/(crates\/[a-z]+|web\/worker)\/src\/[a-z_/]+\.rs/g) ?? [])].map((p) => p.split('/src/')[0]);
+  const pageText = text(page);
+  const workerText = text('worker_bg.wasm');
+  assert.deepEqual([...new Set(crates(pageText))], [], 'engine code in the page');
+  assert.match(pageText, /web\/src\/app\//, 'the page names its own files (the check can see a path)');
+  for (const engine of ['crates/store', 'crates/insights', 'crates/analyzer', 'web/worker']) {
+    assert.ok(crates(workerText).includes(engine), `${engine} in the Worker`);
+  }
+  assert.ok(!/sqlite3_/i.test(pageText) && /sqlite3_/i.test(workerText), 'SQLite only in the Worker');
+  // wasm-opt --strip-debug: no name section is left.
+  for (const t of [pageText, workerText]) assert.ok(!t.includes('\u0004name'), 'no name section');
+  // Both modules load under Subresource Integrity (a stale digest would fail the page).
+  const html = readFileSync(join(dir, 'index.html'), 'utf8');
+  assert.match(html, new RegExp(`href="/sub/path/${page}"[^>]*integrity="sha384-`));
 });

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch } from './browser.mjs';
-import { open, shot, planned, runAndConfirm, finished, DEMO_BY_HAND } from './app.mjs';
+import { open, shot, planned, runAndConfirm, finished, ask, DEMO_BY_HAND } from './app.mjs';
 
 let browser;
 before(async () => {
@@ -13,24 +13,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-async function ask(page, question) {
-  const before = await page.locator('#explore-answer').getAttribute('data-seq', { timeout: 100 }).catch(() => null);
-  await page.fill('#explore-question', question);
-  await page.click('#explore-ask');
-  // A newer answer, to this question (a mode switch may have asked the one before again).
-  const head = question.split(/\s/)[0];
-  await page.waitForFunction(
-    ([b, head]) => {
-      const a = document.querySelector('#explore-answer');
-      const map = document.querySelector('#explore-map')?.textContent ?? '';
-      return a && a.dataset.seq !== b && map.split('\n')[0].includes(head);
-    },
-    [before, head],
-    { timeout: 30_000 },
-  );
-  return page.locator('#explore-answer');
-}
 
 test('explore the demo: map, modes, links into the navigator, copy, explanations', async () => {
   const context = await browser.newContext();

@@ -1,15 +1,18 @@
-//! The browser side of codegraph insights.
+//! The page of codegraph insights, and what it shares with its Worker.
 //!
 //! Pure (compiled and tested natively too):
 //! * [`protocol`]: the typed messages between page and Worker;
-//! * [`planning`]: settings → plan → the page's view and table of it;
-//! * [`progress`]: step events → the run's progress and report;
 //! * [`cycles`]: the Cycles tab's list as rows of one height, windowed;
 //! * [`insight`]: the three-way answer for one id, as the insight panel shows it.
 //!
 //! Browser only (wasm32):
 //! * `app`: the Leptos CSR page (renders, never holds the model);
-//! * `worker`: the dedicated Worker that holds the model, sources, plan, run and store.
+//! * `wire`: a protocol message to and from a JS value.
+//!
+//! The Worker (the model, sources, plan, run and store) is the crate
+//! `web-worker` (`web/worker/`), a module of its own: this crate links none
+//! of the store, the sources or the analyzer, so the page's wasm carries
+//! nothing of what the Worker does.
 //!
 //! **Must never:** hold the model, plan rows or records on the UI thread (the
 //! Worker does); render corpus or model text as HTML; write a key anywhere but
@@ -18,8 +21,6 @@
 
 pub mod cycles;
 pub mod insight;
-pub mod planning;
-pub mod progress;
 pub mod protocol;
 
 #[cfg(test)]
@@ -35,5 +36,3 @@ pub(crate) mod testing {
 pub mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod wire;
-#[cfg(target_arch = "wasm32")]
-pub mod worker;

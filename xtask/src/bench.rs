@@ -300,34 +300,37 @@ fn read_in_browser(model: &Path, runs: usize) -> crate::Result {
     Ok(())
 }
 
-/// The release page built by Trunk and served on a loopback port, with the
-/// model beside it as `bench/model.jsonl` (hard-linked, else copied);
-/// removed again when dropped.
+/// The hosted page (`cargo xtask dist`, base `/`) served on a loopback port
+/// with its `_headers` as a static host applies them, and the model beside
+/// it as `bench/model.jsonl` (hard-linked, else copied); what is measured is
+/// what a user's browser gets.
 struct ServedModel {
     server: crate::serve::StaticServer,
-    bench_dir: PathBuf,
+    site: PathBuf,
+    files: Vec<crate::dist::Written>,
 }
 
 impl ServedModel {
     fn start(model: &Path) -> crate::Result<ServedModel> {
         crate::setup::run()?;
-        crate::serve::trunk_build(true)?;
-        let dist = root().join("dist");
-        let bench_dir = dist.join("bench");
+        let site = crate::target_dir().join("bench-site");
+        let files = crate::dist::build(&site, "/")?;
+        let bench_dir = site.join("bench");
         std::fs::create_dir_all(&bench_dir).map_err(|e| e.to_string())?;
         let served = bench_dir.join("model.jsonl");
         let _ = std::fs::remove_file(&served);
         if std::fs::hard_link(model, &served).is_err() {
             std::fs::copy(model, &served).map_err(|e| format!("copy {}: {e}", model.display()))?;
         }
-        let server = crate::serve::StaticServer::start(&dist, 0)?;
-        Ok(ServedModel { server, bench_dir })
+        let headers = std::fs::read_to_string(site.join("_headers")).map_err(|e| format!("_headers: {e}"))?;
+        let server = crate::serve::StaticServer::start_with(&site, 0, crate::dist::parse_headers(&headers))?;
+        Ok(ServedModel { server, site, files })
     }
 }
 
 impl Drop for ServedModel {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.bench_dir);
+        let _ = std::fs::remove_dir_all(self.site.join("bench"));
     }
 }
 
@@ -565,7 +568,12 @@ fn page(model: Option<&Path>, runs: usize, timeout: u64) -> crate::Result {
 fn page_runs(model: &Path, runs: usize, timeout: u64) -> crate::Result {
     let served = ServedModel::start(model)?;
     let bytes = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
-    println!("bench page: {} ({:.1} MB), release page at {}", model.display(), bytes as f64 / 1e6, served.server.url());
+    println!(
+        "bench page: {} ({:.1} MB), hosted page (cargo xtask dist) at {}",
+        model.display(),
+        bytes as f64 / 1e6,
+        served.server.url()
+    );
     let timeout_arg = timeout.to_string();
     let model_args = ["tests/bench/page.mjs", "model", "bench/model.jsonl", &timeout_arg];
     let results = browser_runs(&served.server, "model", &model_args, timeout + 30, runs)?;
@@ -592,9 +600,7 @@ fn page_runs(model: &Path, runs: usize, timeout: u64) -> crate::Result {
         print_demo_runs(&demos);
     }
     // The bytes of a first visit as a host serves the `cargo xtask dist` folder.
-    let site = crate::target_dir().join("bench-site");
-    let files = crate::dist::build(&site, "/")?;
-    let (raw, gz, br) = crate::dist::first_visit(&site, &files);
+    let (raw, gz, br) = crate::dist::first_visit(&served.site, &served.files);
     println!(
         "  first visit of the hosted folder (cargo xtask dist): {:.2} MB raw, {:.2} MB gzip, {:.2} MB brotli (the demo's fixtures not counted)",
         raw as f64 / 1e6,

@@ -7,7 +7,7 @@
 //! | clang, chromium, chromedriver | `dpkg-query` | `apt-get update` (only then) + `apt-get install -y` |
 //! | Trunk | `trunk --version` = [`TRUNK_VERSION`] | `cargo install --locked trunk@…` |
 //! | wasm-bindgen CLI | `wasm-bindgen --version` = the locked `wasm-bindgen` | `cargo install wasm-bindgen-cli --version … --no-default-features` |
-//! | playwright-core, axe-core | `tests/e2e/node_modules/<package>/package.json` | `npm ci` in `tests/e2e` |
+//! | playwright-core, axe-core, binaryen (`wasm-opt`) | `tests/e2e/node_modules/<package>/package.json` | `npm ci` in `tests/e2e` |
 //! | llama-cpp-python + SmolLM2 | the venv's `llama_cpp` version and the GGUF | see [`crate::local_llm`] |
 
 use crate::root;
@@ -18,6 +18,9 @@ pub const TRUNK_VERSION: &str = "0.21.14";
 pub const PLAYWRIGHT_VERSION: &str = "1.64.1";
 /// The accessibility engine the E2E tests run on every tab (as `tests/e2e/package.json` pins it).
 pub const AXE_VERSION: &str = "4.14.1";
+/// The `wasm-opt` of `cargo xtask dist` (npm's binaryen: Debian's 108
+/// corrupts the module), as `tests/e2e/package.json` pins it.
+pub const BINARYEN_VERSION: &str = "132.0.0";
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const APT_PACKAGES: &[&str] = &["clang", "chromium", "chromium-driver"];
 
@@ -231,8 +234,13 @@ pub fn e2e_dir() -> PathBuf {
     root().join("tests").join("e2e")
 }
 
+/// npm binaryen's `wasm-opt` (installed with the E2E packages).
+pub fn wasm_opt() -> PathBuf {
+    e2e_dir().join("node_modules").join(".bin").join("wasm-opt")
+}
+
 fn playwright() -> crate::Result {
-    let wanted = [("playwright-core", PLAYWRIGHT_VERSION), ("axe-core", AXE_VERSION)];
+    let wanted = [("playwright-core", PLAYWRIGHT_VERSION), ("axe-core", AXE_VERSION), ("binaryen", BINARYEN_VERSION)];
     let what = wanted.iter().map(|(name, v)| format!("{name} {v}")).collect::<Vec<_>>().join(", ");
     let what = format!("npm {what}");
     let dir = e2e_dir();

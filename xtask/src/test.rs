@@ -7,10 +7,13 @@
 //! 2. `wasm`: the `wasm-bindgen-test`s of the pure crates and of the store
 //!    (SQLite on OPFS), in headless Chromium (a dedicated worker) through
 //!    `wasm-bindgen-test-runner` + chromedriver.
-//! 3. `e2e`: `trunk build --release`, serve `dist/` on a free 127.0.0.1 port,
-//!    start the loopback mock providers (a slow one, one that answers 402 on
-//!    the third call), build the CLI (to compare side-cars with), then
-//!    `node --test tests/e2e/` (playwright-core driving /usr/bin/chromium).
+//! 3. `e2e`: the hosted page exactly as users get it (`cargo xtask dist
+//!    --base /sub/path/`: the optimised modules, the CSP, the service
+//!    worker), served under `/sub/path/` on a free 127.0.0.1 port with its
+//!    `_headers`; the loopback mock providers (a slow one, one that answers
+//!    402 on the third call, one failing a unit); the CLI (to compare
+//!    side-cars with); then `node --test tests/e2e/` (playwright-core
+//!    driving /usr/bin/chromium).
 //!
 //! 4. `real-llm`: a real local model (llama-cpp-python's server with
 //!    SmolLM2-135M, [`crate::local_llm`]) on a free loopback port: the CLI
@@ -21,7 +24,7 @@
 //! All selected stages run even when one fails; the exit code is non-zero
 //! if any failed, and the last line reads `N passed, M failed`.
 
-use crate::serve::{trunk_build, StaticServer};
+use crate::serve::StaticServer;
 use crate::setup::{self, cargo, e2e_dir, run_cmd, which, WASM_TARGET};
 use crate::{root, target_dir};
 use std::path::PathBuf;
@@ -106,7 +109,7 @@ pub fn run(args: Args) -> crate::Result {
 
 /// Crates built for wasm32 (clippy there too): the pure core, the store, the page.
 const WASM_LINTED: &[&str] =
-    &["model", "analyzer", "sources", "insights", "explore", "navigator", "store", "llm", "web"];
+    &["model", "analyzer", "sources", "insights", "explore", "navigator", "store", "llm", "web", "web-worker"];
 
 fn lint() -> crate::Result {
     run_cmd(cargo().current_dir(root()).args(["fmt", "--all", "--check"]))
@@ -157,21 +160,38 @@ fn wasm() -> crate::Result {
     run_cmd(&mut cmd)
 }
 
-/// `trunk build --release` and the debug CLI, once per `cargo xtask test`.
-fn build_page_and_cli() -> crate::Result {
-    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
-    if BUILT.get().is_some() {
-        return Ok(());
+/// Where the E2E tests' hosted folder is built (`target/e2e-site/sub/path`).
+const SITE_BASE: &str = "/sub/path/";
+
+/// The hosted page (`cargo xtask dist --base /sub/path/` into
+/// `target/e2e-site`) and the debug CLI, once per `cargo xtask test`;
+/// returns the site's root (what a host serves, the page under
+/// [`SITE_BASE`]).
+fn build_site_and_cli() -> crate::Result<PathBuf> {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    if let Some(site) = BUILT.get() {
+        return Ok(site.clone());
     }
     if which("node").is_none() {
         return Err("node is not installed (needed for the browser end-to-end tests)".into());
     }
     let built = Instant::now();
-    trunk_build(true)?;
-    println!("e2e: trunk build --release took {:.1}s", built.elapsed().as_secs_f64());
+    let site = target_dir().join("e2e-site");
+    let _ = std::fs::remove_dir_all(&site);
+    crate::dist::build(&site.join(SITE_BASE.trim_matches('/')), SITE_BASE)?;
+    println!("e2e: cargo xtask dist --base {SITE_BASE} took {:.1}s", built.elapsed().as_secs_f64());
     run_cmd(cargo().current_dir(root()).args(["build", "-p", "cli"]))?;
-    let _ = BUILT.set(());
-    Ok(())
+    let _ = BUILT.set(site.clone());
+    Ok(site)
+}
+
+/// The site served as a host serves it: the page's `_headers` on every answer.
+fn serve_site(site: &std::path::Path) -> crate::Result<(StaticServer, String)> {
+    let page = site.join(SITE_BASE.trim_matches('/'));
+    let headers = std::fs::read_to_string(page.join("_headers")).map_err(|e| format!("_headers: {e}"))?;
+    let server = StaticServer::start_with(site, 0, crate::dist::parse_headers(&headers))?;
+    let url = format!("{}{}", server.url(), SITE_BASE.trim_start_matches('/'));
+    Ok((server, url))
 }
 
 /// `node --test` from the root, one test file at a time, spec reporter.
@@ -197,13 +217,13 @@ fn real_llm() -> crate::Result {
             .env("CGI_LLM_URL", llm.url())
             .env("CGI_LLM_MODEL", crate::local_llm::MODEL_ALIAS),
     );
-    let page_test = build_page_and_cli().and_then(|()| {
-        let server = StaticServer::start(&root().join("dist"), 0)?;
+    let page_test = build_site_and_cli().and_then(|site| {
+        let (_server, url) = serve_site(&site)?;
         let cli = target_dir().join("debug").join("codegraph-insights");
         run_cmd(
             node_test()
                 .arg(e2e_dir().join("real-llm.page.mjs"))
-                .env("E2E_BASE_URL", server.url())
+                .env("E2E_BASE_URL", &url)
                 .env("E2E_LLM_URL", llm.url())
                 .env("E2E_LLM_MODEL", crate::local_llm::MODEL_ALIAS)
                 .env("E2E_CLI", &cli),
@@ -216,18 +236,10 @@ fn real_llm() -> crate::Result {
 }
 
 fn e2e() -> crate::Result {
-    build_page_and_cli()?;
+    let site = build_site_and_cli()?;
     let cli = target_dir().join("debug").join("codegraph-insights");
-    let server = StaticServer::start(&root().join("dist"), 0)?;
-    println!("e2e: serving dist/ at {}", server.url());
-    // The hostable folder (`cargo xtask dist`) under a sub-path, served with
-    // its `_headers` (the CSP as a response header), as a static host would.
-    let site = target_dir().join("e2e-site");
-    let _ = std::fs::remove_dir_all(&site);
-    crate::dist::build(&site.join("sub").join("path"), "/sub/path/")?;
-    let dist_headers = std::fs::read_to_string(site.join("sub/path/_headers")).map_err(|e| format!("_headers: {e}"))?;
-    let hosted = StaticServer::start_with(&site, 0, crate::dist::parse_headers(&dist_headers))?;
-    println!("e2e: serving the dist folder at {}sub/path/", hosted.url());
+    let (server, url) = serve_site(&site)?;
+    println!("e2e: serving the dist folder at {url}");
     // Slow enough that a reload lands mid-run; and one whose account runs dry.
     let slow = MockProvider::start(MockConfig::default().with("slow:120@*"));
     let broke = MockProvider::start(MockConfig::default().with("402@3"));
@@ -236,15 +248,15 @@ fn e2e() -> crate::Result {
     let result = run_cmd(
         node_test()
             .arg(e2e_dir())
-            .env("E2E_BASE_URL", server.url())
-            .env("E2E_DIST_URL", format!("{}sub/path/", hosted.url()))
+            .env("E2E_BASE_URL", &url)
+            .env("E2E_DIST_URL", &url)
+            .env("E2E_DIST_DIR", site.join(SITE_BASE.trim_matches('/')))
             .env("E2E_MOCK_SLOW_URL", slow.url())
             .env("E2E_MOCK_402_URL", broke.url())
             .env("E2E_MOCK_FAILING_URL", failing.url())
             .env("E2E_CLI", &cli),
     );
     drop(server);
-    drop(hosted);
     slow.stop();
     broke.stop();
     failing.stop();

@@ -14,6 +14,7 @@ mod keep;
 mod link;
 mod load;
 mod navigate;
+mod offline;
 mod plan;
 mod run;
 mod state;
@@ -60,6 +61,8 @@ fn App() -> impl IntoView {
                 <h1>"codegraph insights"</h1>
                 <p class="lede">"Explain a codebase with an LLM, bottom-up, in your browser."</p>
             </header>
+            <offline::Offline />
+            <offline::UpdateReady />
             // Shown only when something is wrong with the Worker (it failed
             // to start, or speaks another protocol); tests read its state.
             <p id="worker-status" class="status" role="status" data-testid="worker-status"

@@ -79,7 +79,7 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
         .symbols
         .items
         .iter()
-        .map(|s| crate::protocol::MapSymbol {
+        .map(|s| web::protocol::MapSymbol {
             id: s.at.id.clone(),
             name: s.at.name.clone(),
             kind: s.at.kind.clone(),
@@ -89,14 +89,14 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
             stale: s.explanation.as_ref().is_some_and(|e| e.freshness.as_ref().is_some_and(|f| !f.is_current())),
         })
         .collect();
-    let link = |r: &::explore::SymbolRef| crate::protocol::MapLink {
+    let link = |r: &::explore::SymbolRef| web::protocol::MapLink {
         id: r.id.clone(),
         name: r.name.clone(),
         kind: r.kind.clone(),
         node: nav.as_ref().and_then(|n| n.node_of(&r.id)),
         anchor: anchor(r),
     };
-    let outline = crate::protocol::MapOutline {
+    let outline = web::protocol::MapOutline {
         matched: answer.summary.matched as u64,
         files: answer.summary.files as u64,
         not_found: answer.summary.not_found.clone(),
@@ -109,14 +109,14 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
             .blast_radius
             .items
             .iter()
-            .map(|b| crate::protocol::BlastView {
+            .map(|b| web::protocol::BlastView {
                 root: link(&b.root),
                 groups: b
                     .groups
                     .iter()
                     // A relation nothing takes part in says nothing.
                     .filter(|g| g.count > 0)
-                    .map(|g| crate::protocol::BlastGroupView {
+                    .map(|g| web::protocol::BlastGroupView {
                         label: g.label(str::to_owned),
                         names: g.names.items.clone(),
                         more: g.names.omitted as u64,
@@ -129,7 +129,7 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
             .dispatch
             .items
             .iter()
-            .map(|d| crate::protocol::DispatchView {
+            .map(|d| web::protocol::DispatchView {
                 caller: d.caller.as_ref().map(link),
                 callee: link(&d.callee),
                 supertype: d.supertype.clone(),
@@ -143,13 +143,13 @@ pub(super) fn explore_question(question: String, flag: Option<String>, setting: 
             .iter()
             .map(|k| {
                 let pairs = k.pairs.items.iter().map(|p| (p.from.clone(), p.to.clone())).collect();
-                crate::protocol::RelationView { label: k.label.to_owned(), pairs, more: k.pairs.omitted as u64 }
+                web::protocol::RelationView { label: k.label.to_owned(), pairs, more: k.pairs.omitted as u64 }
             })
             .collect(),
         more: answer.more.clone(),
     };
     let chars = markdown.chars().count() as u64;
-    let answer = crate::protocol::ExploreAnswer {
+    let answer = web::protocol::ExploreAnswer {
         question,
         mode: format!("{:?}", answer.mode).to_lowercase(),
         tokens: ::explore::estimate_tokens(&markdown),
@@ -179,7 +179,7 @@ pub(super) fn text_search(query: String) {
         Ok(hits) => {
             let hits = hits
                 .into_iter()
-                .map(|h| crate::protocol::TextHitView {
+                .map(|h| web::protocol::TextHitView {
                     node: nav.as_ref().and_then(|n| n.node_of(&h.id)),
                     id: h.id,
                     level: h.level.as_str().to_owned(),

@@ -1,6 +1,6 @@
 //! The dedicated Worker: owns all state (the model, the sources, the plan,
 //! the run and the store, in [`State`]) and talks to the page only through
-//! [`crate::protocol`] messages. The pure parts of what it does are in
+//! [`web::protocol`] messages. The pure parts of what it does are in
 //! [`crate::planning`] and [`crate::progress`]; these modules are the wiring
 //! to the browser (fetch, files, OPFS, Web Locks, timers), one per concern,
 //! mirroring the page's panels in `app/`: `load`, `plan`, `run`, `keep`,
@@ -9,11 +9,6 @@
 
 use crate::planning::{self, PlanTable};
 use crate::progress::{in_flight_label, Progress};
-use crate::protocol::{
-    FromWorker, Input, LoadError, ModelSummary, PlanSettings, RowQuery, RunRequest, SourceSummary, StoreInfo,
-    StoreStatus, ToWorker,
-};
-use crate::wire;
 use insights::complete::{Completer, Completion, CompletionError, CompletionRequest, LocalFuture};
 use insights::records::{NoRecords, RecordSource};
 use insights::run::StepEvent;
@@ -24,6 +19,11 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
+use web::protocol::{
+    FromWorker, Input, LoadError, ModelSummary, PlanSettings, RowQuery, RunRequest, SourceSummary, StoreInfo,
+    StoreStatus, ToWorker,
+};
+use web::wire;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStreamDefaultReader};
 
 mod explore;
@@ -119,7 +119,7 @@ struct State {
     /// The navigator of the loaded model, and which of its nodes are expanded.
     nav: Option<Rc<navigator::Navigator>>,
     /// The Cycles list of the loaded model, built once after the navigator.
-    cycles: Option<Rc<crate::cycles::CycleList>>,
+    cycles: Option<Rc<web::cycles::CycleList>>,
     expanded: hashbrown::HashSet<u32>,
     /// Why a record no longer matches the model (unit member id → reason), from the last plan.
     stale: hashbrown::HashMap<String, String>,
@@ -164,7 +164,17 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 pub fn start() {
-    console_error_panic_hook::set_once();
+    // A panic aborts the module (wasm32 has no unwinding), but the hook runs
+    // first: the console gets the trace and the page a notice saying what
+    // happened; its `onerror` then ends whatever was going.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        post(&FromWorker::Error {
+            message: format!(
+                "The Worker stopped on an internal error ({info}). What was saved is kept; reload the page to go on."
+            ),
+        });
+    }));
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
         let data = ev.data();
         LAST_MESSAGE_AT.with(|t| t.set(now_ms()));
@@ -238,7 +248,7 @@ fn attached(data: &JsValue, key: &str) -> Option<JsValue> {
 
 async fn handle(msg: ToWorker, data: JsValue) {
     match msg {
-        ToWorker::Hello { protocol } => post(&crate::protocol::hello(protocol)),
+        ToWorker::Hello { protocol } => post(&web::protocol::hello(protocol)),
         ToWorker::LoadModelUrl { url } => {
             let name = url.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(&url).to_owned();
             let started = now_ms();
@@ -295,7 +305,7 @@ async fn handle(msg: ToWorker, data: JsValue) {
         ToWorker::FetchModels { provider, asked_for } => post(&run::fetch_models(&provider, asked_for).await),
         ToWorker::SuggestScope { text } => {
             let (ids, matching) =
-                STATE.with(|s| planning::suggest(&s.borrow().scope_ids, &text, crate::protocol::MAX_SUGGESTIONS));
+                STATE.with(|s| planning::suggest(&s.borrow().scope_ids, &text, web::protocol::MAX_SUGGESTIONS));
             post(&FromWorker::ScopeSuggestions { text, ids, matching });
         }
         ToWorker::Pause => PAUSED.with(|p| p.set(true)),
@@ -326,7 +336,7 @@ async fn handle(msg: ToWorker, data: JsValue) {
         }),
         ToWorker::NavSearch { query } => {
             if let Some(nav) = navigator() {
-                let result = nav.search(&query, crate::protocol::NAV_SEARCH_CAP);
+                let result = nav.search(&query, web::protocol::NAV_SEARCH_CAP);
                 post(&FromWorker::NavSearch { query, result });
             }
         }

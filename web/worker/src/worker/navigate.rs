@@ -35,13 +35,13 @@ pub(super) fn build_navigator(model: &model::Model) {
     post(&FromWorker::NavReady { nodes, deps, millis: now_ms() - started });
 }
 
-/// The cycle list of the loaded model (its rows flattened, [`crate::cycles`]), built once.
-pub(super) fn cycle_list() -> Option<Rc<crate::cycles::CycleList>> {
+/// The cycle list of the loaded model (its rows flattened, [`web::cycles`]), built once.
+pub(super) fn cycle_list() -> Option<Rc<web::cycles::CycleList>> {
     if let Some(list) = STATE.with(|s| s.borrow().cycles.clone()) {
         return Some(list);
     }
     let nav = navigator()?;
-    let list = Rc::new(crate::cycles::CycleList::new(nav.cycles()));
+    let list = Rc::new(web::cycles::CycleList::new(nav.cycles()));
     STATE.with(|s| s.borrow_mut().cycles = Some(list.clone()));
     Some(list)
 }
@@ -101,26 +101,26 @@ pub(super) fn nav_rows(offset: u64, limit: u64, show_stubs: bool) {
 
 /// The insight panel's answer for an entity id: the store's three-way
 /// answer, with the freshness of an explained record.
-pub(super) fn insight_for(id: &str) -> crate::insight::InsightView {
+pub(super) fn insight_for(id: &str) -> web::insight::InsightView {
     let store = STATE.with(|s| s.borrow().store.clone());
-    let Some(store) = store else { return crate::insight::InsightView::Unknown { id: id.to_owned() } };
+    let Some(store) = store else { return web::insight::InsightView::Unknown { id: id.to_owned() } };
     match store.answer_insight(id) {
         Ok(answer) => {
             let stale = STATE.with(|s| s.borrow().stale.get(id).cloned());
             crate::insight::view_of(&answer, stale)
         }
-        Err(_) => crate::insight::InsightView::Unknown { id: id.to_owned() },
+        Err(_) => web::insight::InsightView::Unknown { id: id.to_owned() },
     }
 }
 
-pub(super) fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
+pub(super) fn nav_select(target: web::protocol::NavTarget, show_stubs: bool) {
     let Some(nav) = navigator() else { return };
     let node = match target {
-        crate::protocol::NavTarget::Node(n) => Some(n).filter(|n| (*n as usize) < nav.len()),
-        crate::protocol::NavTarget::Id(ref id) => nav.node_of(id),
+        web::protocol::NavTarget::Node(n) => Some(n).filter(|n| (*n as usize) < nav.len()),
+        web::protocol::NavTarget::Id(ref id) => nav.node_of(id),
     };
     let Some(node) = node else {
-        if let crate::protocol::NavTarget::Id(id) = target {
+        if let web::protocol::NavTarget::Id(id) = target {
             post(&FromWorker::NavMissing { id });
         }
         return;
@@ -132,12 +132,12 @@ pub(super) fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
     });
     let view = nav.node(node);
     let insight = insight_for(&view.id);
-    let deps = nav.dependencies(node, 0, crate::protocol::NAV_DEPS_FIRST as usize);
+    let deps = nav.dependencies(node, 0, web::protocol::NAV_DEPS_FIRST as usize);
     let doc = loaded().ok().and_then(|(model, _)| {
         let comments = model.entity(nav.entity_index(node)).comments()?;
         Some(comments.join("\n")).filter(|d| !d.trim().is_empty())
     });
-    let selection = crate::protocol::Selected { node: view, doc, deps, insight, row: row.map(|r| r as u64) };
+    let selection = web::protocol::Selected { node: view, doc, deps, insight, row: row.map(|r| r as u64) };
     post(&FromWorker::NavSelected { selection: Box::new(selection) });
 }
 
@@ -145,6 +145,6 @@ pub(super) fn nav_select(target: crate::protocol::NavTarget, show_stubs: bool) {
 /// by the navigator (at most `NAV_GRAPH_NODES` nodes).
 pub(super) fn nav_graph(node: Option<u32>, externals: bool) {
     let Some(nav) = navigator() else { return };
-    let graph = nav.graph(node, crate::protocol::NAV_GRAPH_NODES, externals);
+    let graph = nav.graph(node, web::protocol::NAV_GRAPH_NODES, externals);
     post(&FromWorker::NavGraph { graph });
 }

@@ -42,23 +42,23 @@ impl Completer for Controlled<'_> {
 
 /// The provider's configuration from the page's fields (a typed value).
 pub(super) fn provider_config(
-    provider: &crate::protocol::ProviderSettings,
+    provider: &web::protocol::ProviderSettings,
 ) -> Result<Option<llm::ProviderConfig>, WorkerError> {
     provider.config().map_err(WorkerError::Refused)
 }
 
 /// The configuration a model-list read uses: OpenRouter's list is public,
 /// so no key is needed (nor sent) for it.
-fn list_config(provider: &crate::protocol::ProviderSettings) -> Result<Option<llm::ProviderConfig>, WorkerError> {
+fn list_config(provider: &web::protocol::ProviderSettings) -> Result<Option<llm::ProviderConfig>, WorkerError> {
     match provider {
-        crate::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
+        web::protocol::ProviderSettings::OpenRouter { .. } => Ok(Some(llm::ProviderConfig::openrouter(""))),
         other => provider_config(other),
     }
 }
 
 /// The provider's model list, for the page's model picker.
-pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings, asked_for: String) -> FromWorker {
-    let answer = |models: Vec<crate::protocol::ListedModel>, message: Option<String>| FromWorker::ProviderModels {
+pub(super) async fn fetch_models(provider: &web::protocol::ProviderSettings, asked_for: String) -> FromWorker {
+    let answer = |models: Vec<web::protocol::ListedModel>, message: Option<String>| FromWorker::ProviderModels {
         provider: provider.name().to_owned(),
         asked_for: asked_for.clone(),
         models,
@@ -75,9 +75,9 @@ pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings, a
         }
         Ok(list) => answer(
             list.into_iter()
-                .map(|m| crate::protocol::ListedModel {
+                .map(|m| web::protocol::ListedModel {
                     id: m.id,
-                    prices: m.prices.map(|p| crate::protocol::Prices { input: p.input, output: p.output }),
+                    prices: m.prices.map(|p| web::protocol::Prices { input: p.input, output: p.output }),
                 })
                 .collect(),
             None,
@@ -86,19 +86,19 @@ pub(super) async fn fetch_models(provider: &crate::protocol::ProviderSettings, a
     }
 }
 
-pub(super) async fn fetch_prices(provider: &crate::protocol::ProviderSettings, model: &str) -> FromWorker {
-    let answer = |prices: Option<crate::protocol::Prices>, message: Option<String>| FromWorker::ModelPrices {
+pub(super) async fn fetch_prices(provider: &web::protocol::ProviderSettings, model: &str) -> FromWorker {
+    let answer = |prices: Option<web::protocol::Prices>, message: Option<String>| FromWorker::ModelPrices {
         model: model.to_owned(),
         prices,
         message,
     };
     let config = match list_config(provider) {
         Ok(Some(c)) => c,
-        Ok(None) => return answer(Some(crate::protocol::Prices { input: 0.0, output: 0.0 }), None),
+        Ok(None) => return answer(Some(web::protocol::Prices { input: 0.0, output: 0.0 }), None),
         Err(e) => return answer(None, Some(e.to_string())),
     };
     match llm::prices::model_prices(&llm::DefaultTransport::default(), &config, model).await {
-        Ok(Some(p)) => answer(Some(crate::protocol::Prices { input: p.input, output: p.output }), None),
+        Ok(Some(p)) => answer(Some(web::protocol::Prices { input: p.input, output: p.output }), None),
         Ok(None) => answer(None, Some(format!("the provider lists no prices for {model}: type them"))),
         Err(e) => answer(None, Some(format!("cannot read the provider's model list: {e}"))),
     }

@@ -2,9 +2,9 @@
 //! engine's step events folded into counts per outcome and per layer, the
 //! newest lines, and the end-of-run report.
 
-use crate::protocol::{AbortView, FailureView, Prices, ProgressCounts, RunProgress, RunReport};
 use insights::run::{Outcome, RunResult, StepEvent};
 use std::collections::VecDeque;
+use web::protocol::{AbortView, FailureView, Prices, ProgressCounts, RunProgress, RunReport};
 
 /// Progress lines kept for the page.
 pub const RECENT: usize = 8;

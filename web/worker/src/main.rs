@@ -2,7 +2,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    web::worker::start();
+    web_worker::worker::start();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

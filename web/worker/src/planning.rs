@@ -3,11 +3,11 @@
 //! and the page's view of it — totals per level, layer and status, and the
 //! table of steps the page pages through.
 
-use crate::protocol::{Figures, PlanRow, PlanSettings, PlanView, RowPage, RowQuery};
 use insights::plan::{RunPlan, StepStatus};
 use insights::records::RecordSource;
 use insights::slice::SourceSlicer;
 use insights::units::Corpus;
+use web::protocol::{Figures, PlanRow, PlanSettings, PlanView, RowPage, RowQuery};
 
 /// The most rows one page may ask for.
 pub const MAX_PAGE: u64 = 500;
