@@ -1,0 +1,143 @@
+//! The glossary: the modules' ubiquitous language, and the units whose
+//! explanation names a term (among its terms, or in its name or
+//! description, word for word).
+
+use crate::{normal, Book, Context, Definition, GlossaryEntry, Spellings};
+use analyzer::facts::DomainFacts;
+use hashbrown::{HashMap, HashSet};
+use insights::blocks::Block;
+
+struct Entry {
+    term: Spellings,
+    definitions: Vec<Definition>,
+    contexts: HashSet<usize>,
+    units: HashSet<String>,
+}
+
+/// Lowercase words of letters and digits.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+pub(crate) fn glossary(
+    facts: &DomainFacts,
+    book: &Book<'_>,
+    module_context: &HashMap<&str, usize>,
+    type_context: &HashMap<&str, usize>,
+    contexts: &mut [Context],
+) -> Vec<GlossaryEntry> {
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut entry = |term: &str, entries: &mut Vec<Entry>| -> Option<usize> {
+        let key = normal(term);
+        if key.is_empty() {
+            return None;
+        }
+        let at = *by_key.entry(key).or_insert_with(|| {
+            entries.push(Entry {
+                term: Spellings::default(),
+                definitions: Vec::new(),
+                contexts: HashSet::new(),
+                units: HashSet::new(),
+            });
+            entries.len() - 1
+        });
+        entries[at].term.add(&term.split_whitespace().collect::<Vec<_>>().join(" "));
+        Some(at)
+    };
+
+    // The definitions, module by module.
+    for m in &facts.modules {
+        let (Some(&at), Some(Block::Module(b))) = (module_context.get(&*m.id), book.block(&m.id)) else { continue };
+        for t in &b.ubiquitous_language {
+            let Some(e) = entry(&t.term, &mut entries) else { continue };
+            let definition = t.definition.split_whitespace().collect::<Vec<_>>().join(" ");
+            let e = &mut entries[e];
+            e.contexts.insert(at);
+            let context = &contexts[at].key;
+            if !e.definitions.iter().any(|d| &d.context == context && normal(&d.definition) == normal(&definition)) {
+                e.definitions.push(Definition { context: context.clone(), definition, module: m.id.to_string() });
+            }
+        }
+    }
+
+    // Every unit with its context.
+    let mut units: Vec<(&str, usize)> = Vec::new();
+    for m in &facts.modules {
+        if let Some(&at) = module_context.get(&*m.id) {
+            units.push((&m.id, at));
+        }
+    }
+    for d in &facts.types {
+        let Some(&at) = type_context.get(&*d.id) else { continue };
+        units.push((&d.id, at));
+        units.extend(d.operations.iter().map(|o| (&*o.id, at)));
+    }
+
+    // Terms the units list, then the defined and listed terms found in
+    // their descriptions.
+    for &(id, at) in &units {
+        let listed: &[String] = match book.block(id) {
+            Some(Block::Operation(b)) => &b.domain_terms,
+            Some(Block::Type(b)) => &b.domain_terms,
+            _ => &[],
+        };
+        for t in listed {
+            if let Some(e) = entry(t, &mut entries) {
+                entries[e].units.insert(id.to_owned());
+                entries[e].contexts.insert(at);
+            }
+        }
+    }
+    let mut first_words: HashMap<String, Vec<(usize, Vec<String>)>> = HashMap::new();
+    let spelled: Vec<String> = entries.iter().map(|e| e.term.best()).collect();
+    for (i, term) in spelled.iter().enumerate() {
+        let w = words(term);
+        if let Some(first) = w.first() {
+            first_words.entry(first.clone()).or_default().push((i, w.clone()));
+        }
+    }
+    for &(id, at) in &units {
+        let Some(block) = book.block(id) else { continue };
+        let text = words(&format!("{} {}", block.name(), block.description()));
+        for (i, w) in text.iter().enumerate() {
+            let Some(candidates) = first_words.get(w) else { continue };
+            for (e, term) in candidates {
+                if text[i..].starts_with(term) {
+                    entries[*e].units.insert(id.to_owned());
+                    entries[*e].contexts.insert(at);
+                }
+            }
+        }
+    }
+
+    let mut out: Vec<GlossaryEntry> = entries
+        .into_iter()
+        .zip(spelled)
+        .map(|(e, term)| {
+            let mut contexts_of: Vec<String> = e.contexts.iter().map(|&c| contexts[c].key.clone()).collect();
+            contexts_of.sort();
+            for &c in &e.contexts {
+                contexts[c].terms.push(term.clone());
+            }
+            let meanings: HashSet<String> = e.definitions.iter().map(|d| normal(&d.definition)).collect();
+            let defining: HashSet<String> = e.definitions.iter().map(|d| d.context.clone()).collect();
+            let mut units: Vec<String> = e.units.into_iter().collect();
+            units.sort();
+            let mut definitions = e.definitions;
+            definitions.sort_by(|a, b| (&a.context, &a.module).cmp(&(&b.context, &b.module)));
+            GlossaryEntry {
+                conflicting: meanings.len() > 1 && defining.len() > 1,
+                term,
+                definitions,
+                contexts: contexts_of,
+                units,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.term.to_lowercase().cmp(&b.term.to_lowercase()).then_with(|| a.term.cmp(&b.term)));
+    for c in contexts.iter_mut() {
+        c.terms.sort_by_key(|t| t.to_lowercase());
+    }
+    out
+}
