@@ -192,6 +192,20 @@ impl Staleness {
     pub fn stale_count(&self) -> usize {
         self.records.values().filter(|f| !f.is_current()).count()
     }
+
+    /// Why each stale record no longer matches the plan: id → the reason as
+    /// a short sentence ([`StaleReason::describe`]); current records are not
+    /// named. The page's staleness panel and `codegraph-insights domain`
+    /// read this map.
+    pub fn reasons(&self) -> HashMap<String, String> {
+        self.records
+            .iter()
+            .filter_map(|(id, f)| match f {
+                Freshness::Current => None,
+                Freshness::Stale(reason) => Some((id.clone(), reason.describe())),
+            })
+            .collect()
+    }
 }
 
 /// Judges every record of `records` (made under `was`) against the plan of
@@ -267,6 +281,23 @@ mod tests {
             panic!()
         };
         assert_eq!(ids, ["d0", "d1", "d2", "d3", "d4"]);
+    }
+
+    #[test]
+    fn reasons_name_only_the_stale_records() {
+        let v = Staleness {
+            records: HashMap::from([
+                ("a".to_owned(), Freshness::Current),
+                ("b".to_owned(), Freshness::Stale(StaleReason::Source)),
+                ("c".to_owned(), Freshness::Stale(StaleReason::Model { was: "x".into(), now: "y".into() })),
+            ]),
+            unplanned: vec!["gone".into()],
+        };
+        let reasons = v.reasons();
+        assert_eq!(reasons.len(), 2);
+        assert_eq!(reasons["b"], StaleReason::Source.describe());
+        assert_eq!(reasons["c"], "explained by x; this level is now explained by y");
+        assert_eq!(v.stale_count(), reasons.len());
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub(super) fn plan(settings: &PlanSettings) -> Result<(), WorkerError> {
     // The one staleness verdict: the navigator's panel shows its reasons,
     // explore marks its explanations by it.
     let verdict = store.as_deref().and_then(|st| verdict_of(st, &corpus, &plan, &options));
-    let stale = verdict.as_ref().map(stale_reasons).unwrap_or_default();
+    let stale = verdict.as_ref().map(insights::stale::Staleness::reasons).unwrap_or_default();
     view.millis = now_ms() - started;
     view.wasm_memory_bytes = wasm_memory_bytes();
     let scope_ids = planning::scope_candidates(&corpus);
@@ -101,19 +101,6 @@ pub(super) fn verdict_of(
         return None;
     };
     Some(staleness(&stamps, &Basis::of_header(&header), &Basis::current(options.models.clone()), &corpus.walk, plan))
-}
-
-/// Why each stale record no longer matches the plan (id → sentence).
-pub(super) fn stale_reasons(verdict: &insights::stale::Staleness) -> hashbrown::HashMap<String, String> {
-    verdict
-        .records
-        .iter()
-        .filter(|(_, f)| !f.is_current())
-        .map(|(id, f)| {
-            let why = f.describe();
-            (id.clone(), why.strip_prefix("stale: ").map(str::to_owned).unwrap_or(why))
-        })
-        .collect()
 }
 
 pub(super) fn rows(query: &RowQuery) {
