@@ -6,9 +6,11 @@
 //!
 //! Answer and corpus text is data: Markdown punctuation is backslash-escaped
 //! ([`text`]), ids go in code spans ([`code`]), and Mermaid labels are quoted
-//! with Mermaid's entity codes for `"`, `#`, `<`, `>`, `&` and backticks
-//! ([`label`]); edge and transition labels keep letters, digits and spaces
-//! only. Diagram node ids are generated (`c0`, `t1`, `s2`).
+//! with Mermaid's entity codes for `"`, `#`, `<`, `>`, `&`, `%` and
+//! backticks ([`label`]); edge and transition labels keep letters, digits,
+//! spaces, `_` and `-` only ([`plain`]). Diagram node ids are generated
+//! (`c0`, `t1`, `s2`). Every diagram parses and renders with Mermaid 12 in
+//! `securityLevel: 'strict'` (tests/e2e/domain-markdown.test.mjs).
 
 use crate::{Aggregate, Concept, Context, DomainView, Status, Tally};
 use std::fmt::Write;
@@ -46,7 +48,9 @@ pub fn code(s: &str) -> String {
     format!("{fence}{pad}{s}{pad}{fence}")
 }
 
-/// A quoted Mermaid label.
+/// A quoted Mermaid label: whitespace joined, `"`, `#`, `<`, `>`, `&`, a
+/// backtick and `%` as Mermaid entity codes (`#quot;`, `#35;`, …), which
+/// Mermaid shows as the characters they stand for.
 pub fn label(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.split_whitespace().collect::<Vec<_>>().join(" ").chars() {
@@ -57,6 +61,8 @@ pub fn label(s: &str) -> String {
             '>' => out.push_str("#gt;"),
             '&' => out.push_str("#amp;"),
             '`' => out.push_str("#96;"),
+            // `%%` would start a comment or a `%%{init: …}%%` directive.
+            '%' => out.push_str("#37;"),
             c => out.push(c),
         }
     }
@@ -137,7 +143,7 @@ pub fn aggregate_diagram(a: &Aggregate) -> String {
         i
     };
     let root = node(&a.root.id, &a.root.name, &mut m);
-    writeln!(m, "  <<aggregate root>> t{root}").unwrap();
+    writeln!(m, "  <<aggregateRoot>> t{root}").unwrap();
     for e in &a.entities {
         let i = node(&e.id, &e.name, &mut m);
         writeln!(m, "  t{root} *-- t{i} : contains").unwrap();

@@ -376,6 +376,7 @@ fn markdown_and_mermaid_keep_markup_as_text() {
         markdown::label("say \"hi\" <b>#1</b> `x` & [y]"),
         "\"say #quot;hi#quot; #lt;b#gt;#35;1#lt;/b#gt; #96;x#96; #amp; [y]\""
     );
+    assert_eq!(markdown::label("%%{init: {}}%% 5%"), "\"#37;#37;{init: {}}#37;#37; 5#37;\"");
     assert_eq!(markdown::plain("a --> b; c\"d"), "a -- b c d");
     assert_eq!(markdown::plain("<>"), "-");
     let v = view();
@@ -384,6 +385,7 @@ fn markdown_and_mermaid_keep_markup_as_text() {
     assert_eq!(names, ["index.md", "com-pedalpoint.md", "com-pedalpoint-common.md", "fleet.md", "rentals.md"]);
     let rentals = &files[4].1;
     assert!(rentals.contains("```mermaid\nclassDiagram\n"), "{rentals}");
+    assert!(rentals.contains("\n  <<aggregateRoot>> t0\n"), "an annotation Mermaid parses (one word): {rentals}");
     assert!(rentals.contains("```mermaid\nstateDiagram-v2\n"), "{rentals}");
     assert!(files[0].1.contains("```mermaid\nflowchart LR\n"));
     assert!(files[0].1.contains("**Rental** — **defined differently in two contexts**"));
