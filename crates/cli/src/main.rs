@@ -37,6 +37,8 @@ enum Command {
     Insights(Box<commands::insights::InsightsArgs>),
     /// Answer a question with a compact map: symbols with file:line, the call path, dispatch, dependents, explanations.
     Explore(Box<commands::explore::ExploreArgs>),
+    /// The domain at a glance: bounded contexts, aggregates, the context map and the glossary, as Markdown with Mermaid diagrams or JSON.
+    Domain(Box<commands::domain::DomainArgs>),
 }
 
 /// How a command failed.
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
             Command::Explain(args) => commands::explain::run(*args),
             Command::Insights(args) => commands::insights::run(*args),
             Command::Explore(args) => commands::explore::run(*args),
+            Command::Domain(args) => commands::domain::run(*args),
         }
     });
     let Ok(result) = result else { return ExitCode::from(1) };

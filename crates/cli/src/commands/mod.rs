@@ -1,3 +1,4 @@
+pub mod domain;
 pub mod explain;
 pub mod explore;
 pub mod insights;

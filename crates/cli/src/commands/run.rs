@@ -7,7 +7,7 @@ use super::explain::{ExplainArgs, ProviderChoice};
 use crate::Failure;
 use insights::complete::Completer;
 use insights::plan::{PlanOptions, RunPlan};
-use insights::record::FailureRecord;
+use insights::record::{FailureRecord, InsightRecord};
 use insights::records::{MemoryRecords, NoRecords, RecordSource, RecordSummary};
 use insights::report::Prices;
 use insights::run::{RunResult, StepEvent};
@@ -52,17 +52,8 @@ pub enum Existing {
 impl Existing {
     pub fn load(paths: &Paths) -> Result<Existing, Failure> {
         if paths.store.is_file() {
-            let store = Store::open_reader(&paths.store);
-            match store {
-                Ok(store) if !store.is_empty().map_err(store_error)? => {
-                    warn_outside_edit(&store, &paths.sidecar);
-                    let failures = store.failures().map_err(store_error)?;
-                    let fingerprints = store.fingerprints().map_err(store_error)?;
-                    return Ok(Existing::Store { store: ReadStore { store, fingerprints }, failures });
-                }
-                Ok(_) => {}
-                Err(store::StoreError::Empty { .. }) => {}
-                Err(e) => return Err(store_error(e)),
+            if let Some(existing) = Existing::open_store(&paths.store, Some(&paths.sidecar))? {
+                return Ok(existing);
             }
         }
         if paths.sidecar.is_file() {
@@ -84,6 +75,34 @@ impl Existing {
             return Ok(Existing::Sidecar(Box::new(sc), mem));
         }
         Ok(Existing::Nothing)
+    }
+
+    /// The store at `path` (read-only) when it holds records; `None` when it
+    /// is empty. `sidecar` is the side-car it exports to, if any (an edit
+    /// made to it since is warned about).
+    pub fn open_store(path: &Path, sidecar: Option<&Path>) -> Result<Option<Existing>, Failure> {
+        match Store::open_reader(path) {
+            Ok(store) if !store.is_empty().map_err(store_error)? => {
+                if let Some(sidecar) = sidecar {
+                    warn_outside_edit(&store, sidecar);
+                }
+                let failures = store.failures().map_err(store_error)?;
+                let fingerprints = store.fingerprints().map_err(store_error)?;
+                Ok(Some(Existing::Store { store: ReadStore { store, fingerprints }, failures }))
+            }
+            Ok(_) | Err(store::StoreError::Empty { .. }) => Ok(None),
+            Err(e) => Err(store_error(e)),
+        }
+    }
+
+    /// Every record, whole (blocks and all): the store's read once, the
+    /// side-car's borrowed.
+    pub fn all_records(&self) -> Result<std::borrow::Cow<'_, [InsightRecord]>, Failure> {
+        match self {
+            Existing::Store { store, .. } => Ok(store.store.records().map_err(store_error)?.into()),
+            Existing::Sidecar(sc, _) => Ok(sc.records.as_slice().into()),
+            Existing::Nothing => Ok(Vec::new().into()),
+        }
     }
 
     pub fn found(&self) -> bool {
@@ -215,7 +234,10 @@ fn temp_beside(path: &Path) -> PathBuf {
 /// Writes `path` atomically through a temporary file of its own (fsync,
 /// rename); on any failure the temporary file is removed and the old file
 /// is left as it was.
-fn write_atomically(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<(), String>) -> Result<(), Failure> {
+pub(crate) fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), String>,
+) -> Result<(), Failure> {
     let tmp = temp_beside(path);
     let result = (|| {
         let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: cannot be created: {e}", tmp.display()))?;
