@@ -7,7 +7,7 @@
 //! | clang, chromium, chromedriver | `dpkg-query` | `apt-get update` (only then) + `apt-get install -y` |
 //! | Trunk | `trunk --version` = [`TRUNK_VERSION`] | `cargo install --locked trunk@…` |
 //! | wasm-bindgen CLI | `wasm-bindgen --version` = the locked `wasm-bindgen` | `cargo install wasm-bindgen-cli --version … --no-default-features` |
-//! | playwright-core, axe-core, binaryen (`wasm-opt`) | `tests/e2e/node_modules/<package>/package.json` | `npm ci` in `tests/e2e` |
+//! | playwright-core, axe-core, binaryen (`wasm-opt`), mermaid | `tests/e2e/node_modules/<package>/package.json` | `npm ci` in `tests/e2e` |
 //! | llama-cpp-python + SmolLM2 | the venv's `llama_cpp` version and the GGUF | see [`crate::local_llm`] |
 
 use crate::root;
@@ -21,6 +21,9 @@ pub const AXE_VERSION: &str = "4.14.1";
 /// The `wasm-opt` of `cargo xtask dist` (npm's binaryen: Debian's 108
 /// corrupts the module), as `tests/e2e/package.json` pins it.
 pub const BINARYEN_VERSION: &str = "132.0.0";
+/// The Mermaid that tests/e2e/domain-markdown.test.mjs parses and renders the
+/// `domain` command's diagrams with, as `tests/e2e/package.json` pins it.
+pub const MERMAID_VERSION: &str = "12.3.0";
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const APT_PACKAGES: &[&str] = &["clang", "chromium", "chromium-driver"];
 
@@ -240,7 +243,12 @@ pub fn wasm_opt() -> PathBuf {
 }
 
 fn playwright() -> crate::Result {
-    let wanted = [("playwright-core", PLAYWRIGHT_VERSION), ("axe-core", AXE_VERSION), ("binaryen", BINARYEN_VERSION)];
+    let wanted = [
+        ("playwright-core", PLAYWRIGHT_VERSION),
+        ("axe-core", AXE_VERSION),
+        ("binaryen", BINARYEN_VERSION),
+        ("mermaid", MERMAID_VERSION),
+    ];
     let what = wanted.iter().map(|(name, v)| format!("{name} {v}")).collect::<Vec<_>>().join(", ");
     let what = format!("npm {what}");
     let dir = e2e_dir();
