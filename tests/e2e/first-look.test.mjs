@@ -13,7 +13,7 @@ import { open, shot, planned, finished, workerReady, providerMore } from './app.
 
 const SLOW = need('E2E_MOCK_SLOW_URL');
 const AXE = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'node_modules/axe-core/axe.min.js'), 'utf8');
-const TABS = ['explain', 'navigate', 'graph', 'cycles', 'explore'];
+const TABS = ['explain', 'navigate', 'graph', 'cycles', 'explore', 'domain'];
 const DESKTOP = { width: 1400, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -52,6 +52,10 @@ async function everyTab(page, check) {
     }
     if (tab === 'graph') await page.locator('#graph-svg').waitFor({ timeout: 30_000 });
     if (tab === 'cycles') await page.locator('#cycles-facts').waitFor({ timeout: 30_000 });
+    if (tab === 'domain') {
+      await page.locator('#domain-coverage').waitFor({ timeout: 30_000 });
+      await page.evaluate(() => document.querySelectorAll('#panel-domain details').forEach((d) => { d.open = true; }));
+    }
     if (tab === 'explain') {
       // Everything the Explain tab folds away is opened, so its layout is checked too.
       await page.evaluate(() => document.querySelectorAll('#panel-explain details').forEach((d) => { d.open = true; }));

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 8;
+pub const PROTOCOL_VERSION: u32 = 9;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -111,6 +111,23 @@ pub enum ToWorker {
     /// A compact map of the code for a question; `flag` is the address's
     /// `?mode=`, `setting` the user's choice (a `mode:` word in the question wins).
     Explore { question: String, flag: Option<String>, setting: Option<String> },
+    /// The domain view of the loaded model and its store; answered by
+    /// [`FromWorker::Domain`].
+    Domain,
+    /// The domain view as Markdown files in a zip; answered by
+    /// [`FromWorker::DomainZip`].
+    DomainZip,
+}
+
+/// The Domain tab's data: the view, its context map laid out (node `k` is
+/// `view.contexts[k]`), and what building it took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DomainShown {
+    pub view: domain::DomainView,
+    pub map: navigator::GraphView,
+    pub millis: f64,
+    /// Why records could not be checked against the code, when they could not.
+    pub unchecked: Option<String>,
 }
 
 /// A navigator selection: the node, its dependency view, its explanation, and its row in the tree.
@@ -431,6 +448,14 @@ pub enum FromWorker {
         query: String,
         hits: Vec<TextHitView>,
         message: Option<String>,
+    },
+    /// The domain view (or why there is none).
+    Domain {
+        shown: Result<Box<DomainShown>, String>,
+    },
+    /// The domain view's Markdown zip travels beside this message (key `bytes`).
+    DomainZip {
+        name: String,
     },
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+mod domain;
 mod explore;
 mod navigator;
 mod real_llm;
@@ -85,6 +86,25 @@ enum Bench {
         /// node with the most rows selected through its `#id=` link.
         #[arg(long)]
         browser: bool,
+        /// Give up on a browser run after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+    },
+    /// The domain view of a 28,000-record store: built natively (release)
+    /// with its Markdown and JSON, then in the hosted page's Worker after
+    /// importing the same records (the Domain tab opened).
+    Domain {
+        /// Records of the synthetic store.
+        #[arg(long, default_value_t = 28_000)]
+        records: usize,
+        /// Entities of the synthetic model (about a third become units).
+        #[arg(long, default_value_t = 90_000)]
+        entities: usize,
+        #[arg(long, default_value_t = 290_000)]
+        edges: usize,
+        /// Browser runs (a fresh browser each).
+        #[arg(long, default_value_t = 2)]
+        runs: usize,
         /// Give up on a browser run after this many seconds.
         #[arg(long, default_value_t = 600)]
         timeout: u64,
@@ -176,6 +196,9 @@ pub fn run(args: Args) -> crate::Result {
                 return Ok(());
             }
             navigator::in_browser(&model, &node, runs.clamp(1, 3), timeout)
+        }
+        Bench::Domain { records, entities, edges, runs, timeout } => {
+            domain::run(records, entities, edges, runs.max(1), timeout)
         }
         Bench::Explore { model, runs, browser, timeout } => {
             let questions = explore::run(&model, runs.max(1))?;

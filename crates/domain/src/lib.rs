@@ -34,10 +34,10 @@ use hashbrown::{HashMap, HashSet};
 use insights::blocks::{Block, ModuleBlock, OperationBlock, TypeBlock};
 use insights::record::{FailureRecord, InsightRecord};
 use insights::vocab::{DomainConcept, FieldKind, Level};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub mod markdown;
-mod terms;
+pub mod terms;
 
 #[cfg(test)]
 mod tests;
@@ -61,10 +61,11 @@ pub struct Inputs<'a> {
 }
 
 /// Bounded contexts, their map and the glossary (`codegraph.domainView/1`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DomainView {
-    pub format: &'static str,
+    /// [`FORMAT`].
+    pub format: String,
     pub coverage: Coverage,
     pub contexts: Vec<Context>,
     pub context_map: Vec<ContextEdge>,
@@ -73,7 +74,7 @@ pub struct DomainView {
 }
 
 /// How much of the model the view stands on, per level.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Coverage {
     pub operations: Tally,
@@ -83,7 +84,7 @@ pub struct Coverage {
 
 /// Units of one level: `explained` counts the stale ones too (their record
 /// is shown, marked); `unexplained` have neither a record nor a failure.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tally {
     pub units: u64,
@@ -94,7 +95,7 @@ pub struct Tally {
 }
 
 /// Where a unit's explanation stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     Explained,
@@ -104,7 +105,7 @@ pub enum Status {
 }
 
 /// A bounded context.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Context {
     /// Unique, made of `[a-z0-9-]` (a file name and an anchor).
@@ -138,7 +139,7 @@ pub struct Context {
 }
 
 /// A module of a context.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModuleRef {
     pub id: String,
@@ -151,7 +152,7 @@ pub struct ModuleRef {
 }
 
 /// A unit the view could not say anything about.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnitRef {
     pub id: String,
@@ -160,7 +161,7 @@ pub struct UnitRef {
 }
 
 /// A type with the concept its explanation gives it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Concept {
     pub id: String,
@@ -174,7 +175,7 @@ pub struct Concept {
 }
 
 /// An aggregate: its root and what it holds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Aggregate {
     pub root: Concept,
@@ -185,7 +186,7 @@ pub struct Aggregate {
 }
 
 /// One relation of an aggregate's member.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Relation {
     /// The member's type id.
@@ -199,7 +200,7 @@ pub struct Relation {
 }
 
 /// A type's lifecycle.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StateMachineView {
     pub id: String,
@@ -210,7 +211,7 @@ pub struct StateMachineView {
 }
 
 /// A command or an event, with the operations that handle or emit it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     pub name: String,
@@ -220,7 +221,7 @@ pub struct Message {
 }
 
 /// An edge of the context map: evidence that `from` depends on `to`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEdge {
     pub from: String,
@@ -237,7 +238,7 @@ pub struct ContextEdge {
 }
 
 /// A module's shared-kernel hint (it is in a package cycle).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SharedKernel {
     pub module: String,
@@ -248,21 +249,25 @@ pub struct SharedKernel {
 }
 
 /// A term of the ubiquitous language.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GlossaryEntry {
     pub term: String,
     pub definitions: Vec<Definition>,
     /// Contexts that define it or whose units name it.
     pub contexts: Vec<String>,
-    /// Units whose explanation names it (among its terms, in its name or description).
+    /// Units whose explanation names it (among its terms, in its name or
+    /// description): the first [`terms::UNITS_LISTED`] in unit order (modules,
+    /// types, then operations), sorted.
     pub units: Vec<String>,
+    /// All the units that name it.
+    pub unit_count: u64,
     /// Defined with different meanings in two contexts or more.
     pub conflicting: bool,
 }
 
 /// A term's definition in one context.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Definition {
     pub context: String,
@@ -553,6 +558,7 @@ pub fn domain_view(inputs: &Inputs<'_>) -> DomainView {
     }
 
     let mut concepts: Vec<Vec<(Concept, &TypeBlock)>> = vec![Vec::new(); contexts.len()];
+    let mut messages: Messages = HashMap::new();
     for d in &facts.types {
         let id: &str = &d.id;
         let Some(&at) = type_context.get(id) else { continue };
@@ -592,11 +598,12 @@ pub fn domain_view(inputs: &Inputs<'_>) -> DomainView {
             c.coverage.add(Level::Operation, s);
             let Some(b) = book.operation_block(&op.id) else { continue };
             if let Some(cmd) = b.handles_command.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-                let list = if event_names.contains(&normal(cmd)) { &mut c.handles } else { &mut c.commands };
-                add_message(list, cmd, None, &op.id);
+                let (kind, list) =
+                    if event_names.contains(&normal(cmd)) { (1, &mut c.handles) } else { (0, &mut c.commands) };
+                add_message(&mut messages, (at, kind), list, cmd, None, &op.id);
             }
             for e in &b.emits {
-                add_message(&mut c.emits, &e.name, Some(e.kind.as_str()), &op.id);
+                add_message(&mut messages, (at, 2), &mut c.emits, &e.name, Some(e.kind.as_str()), &op.id);
             }
         }
     }
@@ -701,22 +708,29 @@ pub fn domain_view(inputs: &Inputs<'_>) -> DomainView {
     let shared_kernels = shared_kernels(facts, &book, &module_context, &contexts, &context_map);
     let glossary = terms::glossary(facts, &book, &module_context, &type_context, &mut contexts);
     contexts.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then_with(|| a.key.cmp(&b.key)));
-    DomainView { format: FORMAT, coverage, contexts, context_map, shared_kernels, glossary }
+    DomainView { format: FORMAT.to_owned(), coverage, contexts, context_map, shared_kernels, glossary }
 }
 
-fn add_message(list: &mut Vec<Message>, name: &str, kind: Option<&str>, unit: &str) {
-    let n = normal(name);
-    match list.iter_mut().find(|m| normal(&m.name) == n) {
-        Some(m) => {
-            if !m.units.iter().any(|u| u == unit) {
-                m.units.push(unit.to_owned());
-            }
-        }
-        None => list.push(Message {
-            name: name.trim().to_owned(),
-            kind: kind.map(str::to_owned),
-            units: vec![unit.to_owned()],
-        }),
+/// Where each message is in its list: `((context, list), normal name)`
+/// (lists: 0 commands, 1 handled events, 2 emitted events).
+type Messages = HashMap<((usize, u8), String), usize>;
+
+fn add_message(
+    at: &mut Messages,
+    list_of: (usize, u8),
+    list: &mut Vec<Message>,
+    name: &str,
+    kind: Option<&str>,
+    unit: &str,
+) {
+    let slot = *at.entry((list_of, normal(name))).or_insert_with(|| {
+        list.push(Message { name: name.trim().to_owned(), kind: kind.map(str::to_owned), units: Vec::new() });
+        list.len() - 1
+    });
+    let m = &mut list[slot];
+    // An operation's messages arrive together: a repeat is the last one.
+    if m.units.last().map(String::as_str) != Some(unit) {
+        m.units.push(unit.to_owned());
     }
 }
 

@@ -281,13 +281,13 @@ fn index(view: &DomainView) -> String {
             o.push_str("  - not defined by any module\n");
         }
         let units = g.units.iter().take(5).map(|u| code(u)).collect::<Vec<_>>().join(", ");
-        let more = g.units.len().saturating_sub(5);
+        let more = (g.unit_count as usize).saturating_sub(g.units.len().min(5));
         let more = if more > 0 { format!(" and {more} more") } else { String::new() };
         writeln!(
             o,
             "  - used in {}; named by {} unit(s){}{more}",
             g.contexts.join(", "),
-            g.units.len(),
+            g.unit_count,
             if units.is_empty() { String::new() } else { format!(": {units}") }
         )
         .unwrap();

@@ -11,13 +11,28 @@ struct Entry {
     term: Spellings,
     definitions: Vec<Definition>,
     contexts: HashSet<usize>,
-    units: HashSet<String>,
+    /// Indices into the units, in unit order, each once.
+    units: Vec<u32>,
+}
+
+impl Entry {
+    fn named_by(&mut self, unit: u32, context: usize) {
+        // Units are visited in order, each once: a repeat is the last one.
+        if self.units.last() != Some(&unit) {
+            self.units.push(unit);
+        }
+        self.contexts.insert(context);
+    }
 }
 
 /// Lowercase words of letters and digits.
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
+
+/// Units kept per term: the first in unit order (modules, types, then
+/// operations), sorted; [`GlossaryEntry::unit_count`] counts them all.
+pub const UNITS_LISTED: usize = 25;
 
 pub(crate) fn glossary(
     facts: &DomainFacts,
@@ -38,7 +53,7 @@ pub(crate) fn glossary(
                 term: Spellings::default(),
                 definitions: Vec::new(),
                 contexts: HashSet::new(),
-                units: HashSet::new(),
+                units: Vec::new(),
             });
             entries.len() - 1
         });
@@ -74,38 +89,41 @@ pub(crate) fn glossary(
         units.extend(d.operations.iter().map(|o| (&*o.id, at)));
     }
 
-    // Terms the units list, then the defined and listed terms found in
-    // their descriptions.
-    for &(id, at) in &units {
-        let listed: &[String] = match book.block(id) {
+    // The terms units list, then every unit once: the terms it lists and
+    // those its name or description says, word for word.
+    let listed = |id: &str| -> &[String] {
+        match book.block(id) {
             Some(Block::Operation(b)) => &b.domain_terms,
             Some(Block::Type(b)) => &b.domain_terms,
             _ => &[],
-        };
-        for t in listed {
-            if let Some(e) = entry(t, &mut entries) {
-                entries[e].units.insert(id.to_owned());
-                entries[e].contexts.insert(at);
-            }
+        }
+    };
+    for &(id, _) in &units {
+        for t in listed(id) {
+            entry(t, &mut entries);
         }
     }
-    let mut first_words: HashMap<String, Vec<(usize, Vec<String>)>> = HashMap::new();
     let spelled: Vec<String> = entries.iter().map(|e| e.term.best()).collect();
+    let mut first_words: HashMap<String, Vec<(usize, Vec<String>)>> = HashMap::new();
     for (i, term) in spelled.iter().enumerate() {
         let w = words(term);
         if let Some(first) = w.first() {
             first_words.entry(first.clone()).or_default().push((i, w.clone()));
         }
     }
-    for &(id, at) in &units {
+    for (u, &(id, at)) in units.iter().enumerate() {
         let Some(block) = book.block(id) else { continue };
+        for t in listed(id) {
+            if let Some(e) = entry(t, &mut entries) {
+                entries[e].named_by(u as u32, at);
+            }
+        }
         let text = words(&format!("{} {}", block.name(), block.description()));
         for (i, w) in text.iter().enumerate() {
             let Some(candidates) = first_words.get(w) else { continue };
             for (e, term) in candidates {
                 if text[i..].starts_with(term) {
-                    entries[*e].units.insert(id.to_owned());
-                    entries[*e].contexts.insert(at);
+                    entries[*e].named_by(u as u32, at);
                 }
             }
         }
@@ -122,8 +140,10 @@ pub(crate) fn glossary(
             }
             let meanings: HashSet<String> = e.definitions.iter().map(|d| normal(&d.definition)).collect();
             let defining: HashSet<String> = e.definitions.iter().map(|d| d.context.clone()).collect();
-            let mut units: Vec<String> = e.units.into_iter().collect();
-            units.sort();
+            let unit_count = e.units.len() as u64;
+            let mut listed: Vec<String> =
+                e.units.iter().take(UNITS_LISTED).map(|&u| units[u as usize].0.to_owned()).collect();
+            listed.sort();
             let mut definitions = e.definitions;
             definitions.sort_by(|a, b| (&a.context, &a.module).cmp(&(&b.context, &b.module)));
             GlossaryEntry {
@@ -131,7 +151,8 @@ pub(crate) fn glossary(
                 term,
                 definitions,
                 contexts: contexts_of,
-                units,
+                units: listed,
+                unit_count,
             }
         })
         .collect();

@@ -185,6 +185,72 @@ fn laid_out(
     }
 }
 
+/// A box of a graph laid out by [`layered`]: its id (the hover title), its
+/// name, what it shows and its category (a CSS class of the drawing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Boxed {
+    pub id: String,
+    pub name: String,
+    pub label: String,
+    pub category: String,
+}
+
+/// Any small graph laid out as the navigator's views are (left to right,
+/// feedback arcs marked, routes through their own slots): `boxes[k]` is
+/// node `k`; `arcs` are `(from, to, count)`. The Domain tab draws its
+/// context map with it.
+pub fn layered(boxes: &[Boxed], arcs: &[(u32, u32, u32)]) -> GraphView {
+    let boxes: Vec<Boxed> = boxes.iter().map(|b| Boxed { label: shorten(&b.label), ..b.clone() }).collect();
+    let widths: Vec<f64> = boxes.iter().map(|b| label_width(&b.label)).collect();
+    let d = sugiyama::layout(&widths, arcs);
+    let mut fan_in = vec![0u32; boxes.len()];
+    for &(_, to, _) in arcs {
+        fan_in[to as usize] += 1;
+    }
+    let nodes = boxes
+        .into_iter()
+        .enumerate()
+        .map(|(k, b)| GraphNode {
+            node: k as NodeId,
+            id: b.id,
+            name: b.name,
+            label: b.label,
+            category: b.category,
+            stub: false,
+            layer: d.layer[k],
+            x: hundredths(d.x[k]),
+            y: hundredths(d.y[k]),
+            width: hundredths(widths[k]),
+            height: NODE_HEIGHT,
+            fan_in: fan_in[k],
+        })
+        .collect();
+    let edges = arcs
+        .iter()
+        .zip(d.routes)
+        .map(|(&(from, to, count), r)| GraphEdge {
+            from,
+            to,
+            direction: "none".to_string(),
+            count,
+            roles: Vec::new(),
+            inferred: false,
+            feedback: r.feedback,
+            points: r.points.into_iter().map(|(x, y)| (hundredths(x), hundredths(y))).collect(),
+        })
+        .collect();
+    GraphView {
+        center: None,
+        nodes,
+        edges,
+        left_out: 0,
+        externals: false,
+        externals_hidden: 0,
+        width: hundredths(d.width),
+        height: hundredths(d.height),
+    }
+}
+
 /// Coordinates to the hundredth of a pixel: short in JSON, and they read
 /// back exactly.
 fn hundredths(v: f64) -> f64 {
@@ -264,7 +330,7 @@ fn shorten(label: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{label_width, shorten, CHAR_WIDTH, LABEL_PAD};
+    use super::{label_width, layered, shorten, Boxed, CHAR_WIDTH, LABEL_PAD};
 
     #[test]
     fn long_labels_lose_their_middle() {
@@ -289,6 +355,18 @@ mod tests {
         };
         assert_eq!(e.path(), "M10.0 5.0 L20.0 5.0 C60.0 5.0 60.0 40.0 100.0 40.0");
         assert_eq!(crate::GraphEdge { points: vec![], ..e }.path(), "");
+    }
+
+    #[test]
+    fn any_graph_lays_out_left_to_right() {
+        let b = |n: &str| Boxed { id: n.into(), name: n.into(), label: n.into(), category: "context".into() };
+        let g = layered(&[b("Ordering"), b("Billing"), b("Shipping")], &[(0, 1, 4), (1, 2, 1), (2, 0, 1)]);
+        assert_eq!(g.nodes.len(), 3);
+        assert_eq!(g.edges.len(), 3);
+        assert_eq!(g.edges.iter().filter(|e| e.feedback).count(), 1, "one arc closes the cycle");
+        assert!(g.nodes[0].layer < g.nodes[1].layer && g.nodes[1].layer < g.nodes[2].layer);
+        assert_eq!(g.nodes[1].fan_in, 1);
+        assert!(g.nodes.iter().all(|n| n.x + n.width <= g.width && n.width >= label_width(&n.label)));
     }
 
     #[test]

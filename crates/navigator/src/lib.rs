@@ -46,6 +46,7 @@ use hashbrown::HashSet;
 use model::{EdgeKind, Provenance};
 use serde::{Deserialize, Serialize};
 
+pub use layout::{layered, Boxed};
 pub use vocab::{Category, Role};
 
 /// A node: its index in the preorder node list (a parent precedes its children).

@@ -52,7 +52,10 @@ pub fn GraphPanel() -> impl IntoView {
                     })}
                 </label>
             </div>
-            {move || nav.graph.get().map(|g| view! { <GraphCanvas graph=g /> })}
+            {move || nav.graph.get().map(|g| view! { <GraphCanvas graph=g on_pick=Callback::new(move |n: u32| {
+                ui.tab.set(Tab::Navigate);
+                nav.select(NavTarget::Node(n));
+            }) /> })}
         </section>
     }
 }
@@ -84,10 +87,11 @@ fn units_per_pixel(svg: &web_sys::Element, v: ViewBox) -> f64 {
     1.0 / (r.width() / v.2).min(r.height() / v.3).max(1e-9)
 }
 
+/// The drawing of a laid-out graph; a click (or Enter) on a box calls
+/// `on_pick` with its node (the Graph tab selects it in Navigate, the
+/// Domain tab shows the context).
 #[component]
-fn GraphCanvas(graph: GraphView) -> impl IntoView {
-    let ui = expect_context::<Ui>();
-    let nav = ui.nav;
+pub fn GraphCanvas(graph: GraphView, on_pick: Callback<u32>) -> impl IntoView {
     let (w, h) = (graph.width.max(1.0), graph.height.max(1.0));
     let full: ViewBox = (0.0, 0.0, w, h);
     let vb = RwSignal::new(full);
@@ -215,10 +219,7 @@ fn GraphCanvas(graph: GraphView) -> impl IntoView {
         .iter()
         .map(|n| {
             let id = n.node;
-            let select = move || {
-                ui.tab.set(Tab::Navigate);
-                nav.select(NavTarget::Node(id));
-            };
+            let select = move || on_pick.run(id);
             let class = format!("gnode {}", n.category);
             view! {
                 <g class=class class:center=center == Some(id) class:stub=n.stub
@@ -292,6 +293,7 @@ fn Legend(graph: GraphView) -> impl IntoView {
         ("type", "a type"),
         ("operation", "an operation"),
         ("attribute", "an attribute"),
+        ("context", "a bounded context"),
     ] {
         if graph.nodes.iter().any(|n| n.category == cat && !n.stub && graph.center != Some(n.node)) {
             items.push(("node", cat, text));

@@ -29,6 +29,14 @@ pub fn spawn(ui: Ui) -> Result<(), String> {
                     download(&file, &bytes, "application/vnd.sqlite3");
                 }
             }
+            Ok(FromWorker::DomainZip { name }) => {
+                if let Ok(bytes) = js_sys::Reflect::get(&data, &"bytes".into()) {
+                    download(&name, &bytes, "application/zip");
+                    ui.notice.set(Some(format!(
+                        "{name} downloaded: the same Markdown as `codegraph-insights domain --format md`"
+                    )));
+                }
+            }
             Ok(msg) => ui.apply(msg),
             Err(e) => ui.worker_problem(format!("unreadable worker message: {e}")),
         }

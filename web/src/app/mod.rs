@@ -8,6 +8,7 @@
 //! * the panels, top to bottom: [`load`], [`plan`], [`run`], [`keep`].
 
 mod cycles;
+mod domain;
 mod explore;
 mod graph;
 mod keep;
@@ -42,6 +43,17 @@ fn App() -> impl IntoView {
                 && !ui.is_running()
             {
                 ui.plan();
+            }
+        },
+        false,
+    );
+    // The Domain tab follows the store: a run's commits or an import ask
+    // for the view again while it is open.
+    Effect::watch(
+        move || ui.store.get().map(|s| (s.records, s.failures)),
+        move |_, _, _| {
+            if ui.tab.get_untracked() == state::Tab::Domain {
+                ui.domain.ask();
             }
         },
         false,
@@ -96,6 +108,9 @@ fn App() -> impl IntoView {
             </Show>
             <Show when=move || ui.tab.get() == state::Tab::Explore>
                 <div id="panel-explore" role="tabpanel" aria-labelledby="tab-explore"><explore::ExplorePanel /></div>
+            </Show>
+            <Show when=move || ui.tab.get() == state::Tab::Domain>
+                <div id="panel-domain" role="tabpanel" aria-labelledby="tab-domain"><domain::DomainPanel /></div>
             </Show>
         </main>
     }

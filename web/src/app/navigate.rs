@@ -612,6 +612,7 @@ pub fn Tabs() -> impl IntoView {
         match t {
             Tab::Cycles if ui.nav.cycles.rows.get_untracked().is_none() => ui.nav.cycles.refresh(),
             Tab::Graph if ui.nav.graph.get_untracked().is_none() => super::graph::ask(ui, None),
+            Tab::Domain => ui.domain.ask(),
             _ => {}
         }
     };

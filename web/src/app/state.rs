@@ -122,6 +122,8 @@ pub struct Ui {
     pub suggestions: RwSignal<(Vec<String>, u64)>,
     pub tab: RwSignal<Tab>,
     pub nav: super::navigate::NavState,
+    /// The Domain tab.
+    pub domain: super::domain::DomainState,
     pub explore_question: RwSignal<String>,
     pub explore_mode: RwSignal<String>,
     pub explore_busy: RwSignal<bool>,
@@ -138,11 +140,12 @@ pub enum Tab {
     Graph,
     Cycles,
     Explore,
+    Domain,
 }
 
 impl Tab {
     /// In tab-strip order.
-    pub const ALL: [Tab; 5] = [Tab::Explain, Tab::Navigate, Tab::Graph, Tab::Cycles, Tab::Explore];
+    pub const ALL: [Tab; 6] = [Tab::Explain, Tab::Navigate, Tab::Graph, Tab::Cycles, Tab::Explore, Tab::Domain];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -151,6 +154,7 @@ impl Tab {
             Tab::Graph => "Graph",
             Tab::Cycles => "Cycles",
             Tab::Explore => "Explore",
+            Tab::Domain => "Domain",
         }
     }
 
@@ -162,6 +166,7 @@ impl Tab {
             Tab::Graph => "tab-graph",
             Tab::Cycles => "tab-cycles",
             Tab::Explore => "tab-explore",
+            Tab::Domain => "tab-domain",
         }
     }
 
@@ -173,6 +178,7 @@ impl Tab {
             Tab::Graph => "panel-graph",
             Tab::Cycles => "panel-cycles",
             Tab::Explore => "panel-explore",
+            Tab::Domain => "panel-domain",
         }
     }
 }
@@ -219,6 +225,7 @@ impl Ui {
             suggestions: RwSignal::new((Vec::new(), 0)),
             tab: RwSignal::new(Tab::Explain),
             nav: super::navigate::NavState::new(),
+            domain: super::domain::DomainState::new(),
             explore_question: RwSignal::new(String::new()),
             explore_mode: RwSignal::new(super::explore::restore_mode()),
             explore_busy: RwSignal::new(false),
@@ -442,6 +449,9 @@ impl Ui {
                 self.explore_seq.update(|n| *n += 1);
                 self.explored.set(Some(answer));
             }
+            FromWorker::Domain { shown } => self.domain.arrived(shown),
+            // Its bytes travel beside it: `link` downloads it.
+            FromWorker::DomainZip { .. } => {}
         }
     }
 }

@@ -34,6 +34,8 @@ fn messages_round_trip() {
         },
         ToWorker::Stop,
         ToWorker::CycleRows { offset: 120, limit: 120 },
+        ToWorker::Domain,
+        ToWorker::DomainZip,
     ] {
         let back: ToWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
         assert_eq!(back, msg);
@@ -77,6 +79,65 @@ fn messages_round_trip() {
                 },
             ],
         },
+    ] {
+        let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
+        assert_eq!(back, msg);
+    }
+}
+
+#[test]
+fn the_domain_view_crosses_to_the_page_whole() {
+    let concept = domain::Concept {
+        id: "java:p/Order".into(),
+        name: "Order <b>".into(),
+        concept: insights::vocab::DomainConcept::Aggregate,
+        event_kind: None,
+        confidence: 0.8,
+        stale: true,
+    };
+    let mut view: domain::DomainView =
+        serde_json::from_str(r#"{"format":"codegraph.domainView/1","coverage":{"operations":{"units":0,"explained":0,"stale":0,"failed":0,"unexplained":0},"types":{"units":2,"explained":1,"stale":1,"failed":0,"unexplained":1},"modules":{"units":1,"explained":1,"stale":0,"failed":0,"unexplained":0}},"contexts":[],"contextMap":[],"sharedKernels":[],"glossary":[]}"#)
+            .unwrap();
+    view.contexts.push(domain::Context {
+        key: "ordering".into(),
+        name: "Ordering".into(),
+        hinted: true,
+        modules: vec![],
+        aggregates: vec![domain::Aggregate {
+            root: concept.clone(),
+            entities: vec![],
+            value_types: vec![],
+            relations: vec![],
+        }],
+        entities: vec![concept],
+        value_types: vec![],
+        repositories: vec![],
+        services: vec![],
+        events: vec![],
+        other: vec![],
+        state_machines: vec![],
+        commands: vec![],
+        emits: vec![],
+        handles: vec![],
+        terms: vec!["Order".into()],
+        unexplained: vec![domain::UnitRef {
+            id: "java:p/Line".into(),
+            level: insights::vocab::Level::Type,
+            status: domain::Status::Unexplained,
+        }],
+        coverage: Default::default(),
+    });
+    let boxes = [navigator::Boxed {
+        id: "ordering".into(),
+        name: "Ordering".into(),
+        label: "Ordering".into(),
+        category: "context".into(),
+    }];
+    let map = navigator::layered(&boxes, &[]);
+    for msg in [
+        FromWorker::Domain { shown: Ok(Box::new(DomainShown { view, map, millis: 12.5, unchecked: None })) },
+        FromWorker::Domain { shown: Err("no store is open".into()) },
+        FromWorker::DomainZip { name: "model.domain.zip".into() },
     ] {
         let back: FromWorker = serde_json::from_str(&serde_json::to_string(&msg).unwrap()).unwrap();
         assert_eq!(back, msg);

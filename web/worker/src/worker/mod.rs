@@ -26,12 +26,14 @@ use web::protocol::{
 use web::wire;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, ReadableStreamDefaultReader};
 
+mod domain;
 mod explore;
 mod keep;
 mod load;
 mod navigate;
 mod plan;
 mod run;
+use domain::*;
 use explore::*;
 use keep::*;
 use load::*;
@@ -350,5 +352,11 @@ async fn handle(msg: ToWorker, data: JsValue) {
         ToWorker::CycleRows { offset, limit } => cycle_rows(offset, limit),
         ToWorker::TextSearch { query } => text_search(query),
         ToWorker::Explore { question, flag, setting } => explore_question(question, flag, setting),
+        ToWorker::Domain => domain_view(),
+        ToWorker::DomainZip => {
+            if let Err(e) = domain_zip() {
+                post(&FromWorker::Error { message: format!("the domain's Markdown could not be made: {e}") });
+            }
+        }
     }
 }
