@@ -125,7 +125,11 @@ pub enum ToWorker {
 pub struct DomainShown {
     pub view: domain::DomainView,
     pub map: navigator::GraphView,
+    /// Edges between drawn contexts left out (each context keeps its strongest).
+    pub hidden_edges: u64,
     pub millis: f64,
+    /// Where `millis` went: `(facts | records | view | map, ms)`.
+    pub phases: Vec<(String, f64)>,
     /// Why records could not be checked against the code, when they could not.
     pub unchecked: Option<String>,
 }

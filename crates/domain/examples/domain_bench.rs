@@ -69,6 +69,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let view = view.expect("one run at least");
     let t = Instant::now();
+    let map = domain::map::laid_out(&view);
+    let map_ms = ms(t);
+    let t = Instant::now();
     let files = domain::markdown::files(&view);
     let markdown_ms = ms(t);
     let t = Instant::now();
@@ -76,11 +79,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let json_ms = ms(t);
     view_ms.sort_by(f64::total_cmp);
     println!(
-        r#"{{"units":{all_units},"records":{},"sidecarBytes":{},"readMs":{read_ms:.1},"factsMs":{facts_ms:.1},"viewBestMs":{:.1},"viewMedianMs":{:.1},"markdownMs":{markdown_ms:.1},"jsonMs":{json_ms:.1},"contexts":{},"edges":{},"terms":{},"files":{},"markdownBytes":{},"jsonBytes":{},"typesExplained":{},"stale":{}}}"#,
+        r#"{{"units":{all_units},"records":{},"sidecarBytes":{},"readMs":{read_ms:.1},"factsMs":{facts_ms:.1},"viewBestMs":{:.1},"viewMedianMs":{:.1},"markdownMs":{markdown_ms:.1},"mapMs":{map_ms:.1},"mapBoxes":{},"mapEdges":{},"mapHidden":{},"jsonMs":{json_ms:.1},"contexts":{},"edges":{},"terms":{},"files":{},"markdownBytes":{},"jsonBytes":{},"typesExplained":{},"stale":{}}}"#,
         records.len(),
         text.len(),
         view_ms[0],
         view_ms[RUNS / 2],
+        map.graph.nodes.len(),
+        map.graph.edges.len(),
+        map.hidden_edges,
         view.contexts.len(),
         view.context_map.len(),
         view.glossary.len(),

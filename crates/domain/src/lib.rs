@@ -36,6 +36,7 @@ use insights::record::{FailureRecord, InsightRecord};
 use insights::vocab::{DomainConcept, FieldKind, Level};
 use serde::{Deserialize, Serialize};
 
+pub mod map;
 pub mod markdown;
 pub mod terms;
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use insights::blocks::Block;
 use insights::record::{FailureReason, FailureRecord, InsightRecord, NaturalKey, Usage};
-use insights::sidecar::decode_block;
+use insights::sidecar::decode_stored_block;
 use insights::vocab::{FailureKind, Level, Origin};
 use rusqlite::types::{ToSqlOutput, Value as SqlValue};
 use rusqlite::Row;
@@ -327,7 +327,7 @@ pub(crate) fn read_record(path: &Path, row: &Row<'_>) -> Result<InsightRecord, S
         None => None,
     };
     let block: String = row.get(17).map_err(|e| sql(path, e))?;
-    let block: Block = decode_block(level, &block).map_err(|e| bad(format!("block: {e}")))?;
+    let block: Block = decode_stored_block(level, &block).map_err(|e| bad(format!("block: {e}")))?;
     let fingerprint: String = row.get(11).map_err(|e| sql(path, e))?;
     if model::utf16_len(&fingerprint) != 64 {
         return Err(bad("the fingerprint is not 64 characters long".into()));

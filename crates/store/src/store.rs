@@ -376,6 +376,20 @@ impl Store {
         Ok(out)
     }
 
+    /// Every record, in no particular order, in one scan of the table (the
+    /// domain view of a large store: no id list, no `IN` chunks, no sort).
+    pub fn scan_records(&self) -> Result<Vec<InsightRecord>, StoreError> {
+        let op = "reading records";
+        let sql = format!("SELECT {} FROM insight", rows::record_select());
+        let mut stmt = self.conn.prepare(&sql).map_err(self.sql(op))?;
+        let mut rows = stmt.query([]).map_err(self.sql(op))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(self.sql(op))? {
+            out.push(rows::read_record(&self.path, row)?);
+        }
+        Ok(out)
+    }
+
     /// Every failure row, sorted like the side-car.
     pub fn failures(&self) -> Result<Vec<FailureRecord>, StoreError> {
         let op = "reading failures";

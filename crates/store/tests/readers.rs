@@ -78,6 +78,12 @@ fn stats_shape_and_usage_from_records() {
         "usage": {"promptTokens": 150, "completionTokens": 25, "cost": 0.001}
     });
     let llm = s.records().unwrap().iter().filter(|r| r.origin == insights::vocab::Origin::Llm).count();
+    // One scan reads the same records, in its own order.
+    let mut scanned = s.scan_records().unwrap();
+    scanned.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut sorted = s.records().unwrap();
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(scanned, sorted);
     want["byOrigin"]["llm"] = llm.into();
     want["byOrigin"]["template"] = (5 - llm).into();
     assert_eq!(serde_json::to_value(&stats).unwrap(), want);

@@ -124,7 +124,11 @@ pub fn DomainPanel() -> impl IntoView {
                     on:click=download>"Download as Markdown (.zip)"</button>
             </div>
             {move || match d.shown.get() {
-                None => view! { <p class="hint preparing">"Building the domain view…"</p> }.into_any(),
+                None => view! { <p class="hint preparing">{move || if ui.planning.get() == super::state::Planning::Running {
+                    "The plan is being made again (the store changed); the domain view follows it…"
+                } else {
+                    "Building the domain view…"
+                }}</p> }.into_any(),
                 Some(Err(why)) => view! { <p id="domain-none" class="hint">{why}</p> }.into_any(),
                 Some(Ok(s)) => view! { <DomainBody shown=s /> }.into_any(),
             }}
@@ -149,15 +153,18 @@ fn DomainBody(shown: DomainShown) -> impl IntoView {
         move || d.context.get().and_then(|k| view.context(&k).cloned())
     };
     let t = &view.coverage.types;
+    let phases = shown.phases.iter().map(|(p, ms)| format!("{p} {ms:.0}")).collect::<Vec<_>>().join(", ");
     view! {
-        <p id="domain-coverage" data-millis=format!("{:.1}", shown.millis) data-types=t.units.to_string() data-explained=t.explained.to_string()
+        <p id="domain-coverage" data-millis=format!("{:.1}", shown.millis)
+            data-phases=phases data-types=t.units.to_string() data-explained=t.explained.to_string()
             data-stale=t.stale.to_string() data-contexts=view.contexts.len().to_string()>
             {coverage}
             <span class="hint">{format!(" · {} context(s), {} term(s) · built in {:.0} ms", view.contexts.len(), view.glossary.len(), shown.millis)}</span>
         </p>
         {shown.unchecked.clone().map(|u| view! { <p class="hint">{format!("{u}: stale records are not marked.")}</p> })}
         <h3>"Context map"</h3>
-        <p class="hint">"Arrows point from a context to one it depends on (dependsOn, calls, type use); click a context to see it."</p>
+        <p class="hint">"An arrow counts the evidence that one context depends on another: dependsOn, calls and type use (hover it for the count). Click a context to see it."</p>
+        {(shown.hidden_edges > 0).then(|| view! { <p class="hint" id="domain-hidden-edges">{format!("{} weaker dependencies between the contexts drawn are left out: each context keeps its strongest {}.", shown.hidden_edges, ::domain::map::MAP_EDGES_PER_CONTEXT)}</p> })}
         <div id="domain-map"><GraphCanvas graph=shown.map.clone() on_pick=pick /></div>
         <div class="domain-grid">
             <div id="domain-context-pane">

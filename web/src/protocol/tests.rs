@@ -135,7 +135,16 @@ fn the_domain_view_crosses_to_the_page_whole() {
     }];
     let map = navigator::layered(&boxes, &[]);
     for msg in [
-        FromWorker::Domain { shown: Ok(Box::new(DomainShown { view, map, millis: 12.5, unchecked: None })) },
+        FromWorker::Domain {
+            shown: Ok(Box::new(DomainShown {
+                view,
+                map,
+                hidden_edges: 3,
+                millis: 12.5,
+                phases: vec![("view".into(), 4.0)],
+                unchecked: None,
+            })),
+        },
         FromWorker::Domain { shown: Err("no store is open".into()) },
         FromWorker::DomainZip { name: "model.domain.zip".into() },
     ] {

@@ -66,7 +66,16 @@ fn measure(
         n["jsonMs"].as_f64().unwrap_or(f64::NAN),
         n["jsonBytes"].as_f64().unwrap_or(0.0) / 1e6,
     );
-    println!("  the view: {} contexts, {} context-map edges, {} terms", n["contexts"], n["edges"], n["terms"]);
+    println!(
+        "  the view: {} contexts, {} context-map edges, {} terms; the map drawn: {} boxes, {} edges ({} weaker left out), laid out in {:.0} ms",
+        n["contexts"],
+        n["edges"],
+        n["terms"],
+        n["mapBoxes"],
+        n["mapEdges"],
+        n["mapHidden"],
+        n["mapMs"].as_f64().unwrap_or(f64::NAN)
+    );
 
     let served = ServedModel::start(&model)?;
     let sidecar_arg = sidecar.to_string_lossy().into_owned();
@@ -97,6 +106,7 @@ fn measure(
         shown_median,
         import_best / 1e3
     );
+    println!("    the Worker's phases (ms), first run: {}", results[0]["figures"]["phases"].as_str().unwrap_or("?"));
     println!(
         "    {} context boxes drawn{}; {}",
         results[0]["boxes"],

@@ -289,6 +289,19 @@ pub fn decode_block(level: Level, json: &str) -> Result<Block, String> {
     block_from(level, &value).map_err(|issues| validation_text(&issues))
 }
 
+/// Reads a block this crate wrote after validating it (a store's own rows):
+/// one typed parse, which is several times faster than [`decode_block`]'s
+/// parse, check and copy; text it cannot read goes through [`decode_block`],
+/// which says what is wrong.
+pub fn decode_stored_block(level: Level, json: &str) -> Result<Block, String> {
+    let typed = match level {
+        Level::Operation => serde_json::from_str::<OperationBlock>(json).map(Block::Operation),
+        Level::Type => serde_json::from_str::<TypeBlock>(json).map(Block::Type),
+        Level::Module => serde_json::from_str::<ModuleBlock>(json).map(Block::Module),
+    };
+    typed.or_else(|_| decode_block(level, json))
+}
+
 /// Reads a header line; its `kind` must be `codegraph.insights/1`.
 pub fn decode_header(json: &str) -> Result<SidecarHeader, String> {
     header_from(json::parse(json)?)

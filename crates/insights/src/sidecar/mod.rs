@@ -412,6 +412,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_stored_block_reads_back_as_the_validating_decoder_reads_it() {
+        let mut rng = synth::Rng(7);
+        for i in 0..3000 {
+            let level = [Level::Operation, Level::Type, Level::Module][i % 3];
+            let mut block = synth::block(level, &mut rng);
+            if let Block::Operation(b) = &mut block {
+                // Numbers that round differently under a careless parser.
+                b.confidence = [0.1, 0.30000000000000004, 0.000047630939344047156, 0.87][i % 4];
+            }
+            let text = block_json(&block);
+            assert_eq!(decode_stored_block(level, &text), decode_block(level, &text), "{text}");
+            assert_eq!(block_json(&decode_stored_block(level, &text).unwrap()), text);
+        }
+        // What the typed parse cannot read, the validating decoder explains.
+        let bad = r#"{"name":"x"}"#;
+        assert_eq!(decode_stored_block(Level::Module, bad), decode_block(Level::Module, bad));
+        assert!(decode_stored_block(Level::Module, bad).is_err());
+    }
+
+    #[test]
     fn numbers_are_correctly_rounded_and_integral_values_are_integers() {
         for text in ["0.000047630939344047156", "0.30000000000000004", "1e-7", "1e+21", "123.456e-30"] {
             let v = parse(text).unwrap();
