@@ -232,11 +232,9 @@ pub fn first_visit(out: &Path, files: &[Written]) -> (u64, u64, u64) {
     })
 }
 
-/// `wasm-opt`'s flags: size first (`-Os` keeps the speed-minded inlining
-/// `-Oz` drops; figures in docs/benchmarks.md), no names or DWARF, and the
-/// features Rust's wasm32 target emits (binaryen assumes none).
+/// `wasm-opt`'s flags after the level ([`opt_level`]): no names or DWARF,
+/// and the features Rust's wasm32 target emits (binaryen assumes none).
 pub const WASM_OPT: &[&str] = &[
-    "-Os",
     "--strip-debug",
     "--strip-producers",
     "--enable-bulk-memory",
@@ -246,6 +244,18 @@ pub const WASM_OPT: &[&str] = &[
     "--enable-reference-types",
     "--enable-multivalue",
 ];
+
+/// The page's module is shrunk hardest (`-Oz`: it only renders); the
+/// Worker's keeps the speed-minded inlining `-Oz` drops (`-Os`: it plans).
+/// Figures in docs/benchmarks.md.
+fn opt_level(module: &Path) -> &'static str {
+    let name = module.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if name.starts_with("worker") {
+        "-Os"
+    } else {
+        "-Oz"
+    }
+}
 
 /// Every `.wasm` at the top of `out` through `wasm-opt`, all at once (a
 /// module is replaced only once its optimised copy is complete).
@@ -270,6 +280,7 @@ fn optimise(out: &Path) -> crate::Result {
                 .arg(m)
                 .arg("-o")
                 .arg(&tmp)
+                .arg(opt_level(m))
                 .args(WASM_OPT)
                 .spawn()
                 .map_err(|e| format!("{}: {e}", wasm_opt.display()));
