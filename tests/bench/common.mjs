@@ -47,7 +47,9 @@ export async function instrument(target, { firsts = {} } = {}) {
       constructor(...args) {
         super(...args);
         this.addEventListener('message', (ev) => {
-          const message = { type: ev.data?.type ?? null, at: performance.now(), handledAt: null };
+          // The Worker's messages are externally tagged: `{ "<kind>": { … } }`.
+          const kind = ev.data && typeof ev.data === 'object' ? Object.keys(ev.data)[0] ?? null : null;
+          const message = { type: kind, at: performance.now(), handledAt: null };
           bench.messages.push(message);
           setTimeout(() => {
             message.handledAt = performance.now();

@@ -1,6 +1,10 @@
 // Steps of the page shared by the end-to-end tests.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, BASE_URL } from './browser.mjs';
 
 /** A page in `context` that records uncaught errors and console errors. */
@@ -88,4 +92,26 @@ export async function ask(page, question) {
     { timeout: 30_000 },
   );
   return page.locator('#explore-answer');
+}
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The demo model explained by the CLI `cli` with the offline demo (a copy in
+ * a temporary folder, with the demo's source), then each record's block
+ * handed to `edit(block, id, record)` and the side-car written back; the
+ * store the run wrote is removed, so the side-car is what is read. Returns
+ * `{ dir, model, sidecar }`.
+ */
+export function demoSidecar(cli, edit) {
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-demo-'));
+  const model = join(dir, 'model.jsonl');
+  cpSync(join(ROOT, 'fixtures/demo/model.jsonl'), model);
+  execFileSync(cli, ['explain', model, '--provider', 'demo', '--src', join(ROOT, 'fixtures/demo/demo-src.zip'), '--yes'], { stdio: 'pipe' });
+  const sidecar = join(dir, 'model.insights.jsonl');
+  const lines = readFileSync(sidecar, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  for (const line of lines) if (line.block) edit(line.block, line.id, line);
+  writeFileSync(sidecar, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  rmSync(join(dir, 'model.insights.db'), { force: true });
+  return { dir, model, sidecar };
 }

@@ -6,11 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, need } from './browser.mjs';
+import { demoSidecar } from './app.mjs';
 
 const CLI = need('E2E_CLI');
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -82,22 +82,17 @@ const EDITS = {
 
 /** The demo explained by the CLI's offline demo, its side-car edited by EDITS and its store removed. */
 function hostileDemo() {
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-domain-'));
-  const model = join(dir, 'model.jsonl');
-  cpSync(join(ROOT, 'fixtures/demo/model.jsonl'), model);
-  execFileSync(CLI, ['explain', model, '--provider', 'demo', '--src', join(ROOT, 'fixtures/demo/demo-src.zip'), '--yes'], { stdio: 'pipe' });
-  const path = join(dir, 'model.insights.jsonl');
-  const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
-  for (const [id, patch] of Object.entries(EDITS)) {
-    const line = lines.find((l) => l.id === id);
-    assert.ok(line, `the demo explains ${id}`);
+  const seen = new Set();
+  const { dir, model } = demoSidecar(CLI, (block, id) => {
+    const patch = EDITS[id];
+    if (!patch) return;
+    seen.add(id);
     for (const [k, v] of Object.entries(patch)) {
-      assert.ok(k in line.block, `${id}: the block has ${k}`);
-      line.block[k] = v;
+      assert.ok(k in block, `${id}: the block has ${k}`);
+      block[k] = v;
     }
-  }
-  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  rmSync(join(dir, 'model.insights.db'));
+  });
+  for (const id of Object.keys(EDITS)) assert.ok(seen.has(id), `the demo explains ${id}`);
   return { dir, model };
 }
 

@@ -6,16 +6,11 @@
 // Markdown zip, and answer markup kept as text.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { launch, need } from './browser.mjs';
-import { open, shot, finished, planned, DEMO_BY_HAND } from './app.mjs';
+import { open, shot, finished, planned, demoSidecar, DEMO_BY_HAND } from './app.mjs';
 
 const CLI = need('E2E_CLI');
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RENTAL = 'java:com.pedalpoint.rental/Rental';
 const CUSTOMER = 'java:com.pedalpoint.rental/Customer';
 const MARKUP = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
@@ -30,29 +25,27 @@ after(async () => {
 
 /** The demo explained by the CLI's offline demo, then given a domain by hand. */
 function domainSidecar() {
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-domain-'));
-  const model = join(dir, 'model.jsonl');
-  cpSync(join(ROOT, 'fixtures/demo/model.jsonl'), model);
-  execFileSync(CLI, ['explain', model, '--provider', 'demo', '--src', join(ROOT, 'fixtures/demo/demo-src.zip'), '--yes'], { stdio: 'pipe' });
-  const path = join(dir, 'model.insights.jsonl');
-  const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
-  const block = (id) => lines.find((l) => l.id === id).block;
-  const hint = (id, name, terms) => {
-    const b = block(id);
-    b.boundedContextHint = { name, rationale: `${name} owns it` };
-    b.ubiquitousLanguage = terms.map(([term, definition]) => ({ term, definition }));
+  const hints = {
+    'java:com.pedalpoint.rental': ['Rentals', [['Rental', `a bike hired by a customer ${MARKUP}`]]],
+    'java:com.pedalpoint.billing': ['Rentals', [['Invoice', 'what a customer pays']]],
+    'java:com.pedalpoint.fleet': ['Fleet', [['Rental', 'a bike out of its station']]],
   };
-  hint('java:com.pedalpoint.rental', 'Rentals', [['Rental', `a bike hired by a customer ${MARKUP}`]]);
-  hint('java:com.pedalpoint.billing', 'Rentals', [['Invoice', 'what a customer pays']]);
-  hint('java:com.pedalpoint.fleet', 'Fleet', [['Rental', 'a bike out of its station']]);
-  Object.assign(block(RENTAL), {
-    concept: 'aggregate',
-    aggregateRoot: true,
-    stateMachine: { states: ['OPEN', 'FINISHED'], transitions: [{ from: 'OPEN', to: 'FINISHED', operation: 'finish' }] },
+  const { sidecar } = demoSidecar(CLI, (block, id) => {
+    if (hints[id]) {
+      const [name, terms] = hints[id];
+      block.boundedContextHint = { name, rationale: `${name} owns it` };
+      block.ubiquitousLanguage = terms.map(([term, definition]) => ({ term, definition }));
+    }
+    if (id === RENTAL) {
+      Object.assign(block, {
+        concept: 'aggregate',
+        aggregateRoot: true,
+        stateMachine: { states: ['OPEN', 'FINISHED'], transitions: [{ from: 'OPEN', to: 'FINISHED', operation: 'finish' }] },
+      });
+    }
+    if (id === CUSTOMER) Object.assign(block, { concept: 'entity', containedIn: 'Rental' });
   });
-  Object.assign(block(CUSTOMER), { concept: 'entity', containedIn: 'Rental' });
-  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  return path;
+  return sidecar;
 }
 
 async function domainShown(page, contexts) {

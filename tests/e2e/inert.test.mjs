@@ -6,13 +6,12 @@
 // is created from them, nothing runs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, need } from './browser.mjs';
-import { open, shot, planned, ask } from './app.mjs';
+import { open, shot, planned, ask, demoSidecar } from './app.mjs';
 
 const CLI = need('E2E_CLI');
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -35,19 +34,16 @@ after(async () => {
 
 /** The demo explained by the CLI's offline demo, Customer's answer then made hostile. */
 function hostileSidecar() {
-  const dir = mkdtempSync(join(tmpdir(), 'e2e-inert-'));
-  const model = join(dir, 'model.jsonl');
-  cpSync(join(ROOT, 'fixtures/demo/model.jsonl'), model);
-  execFileSync(CLI, ['explain', model, '--provider', 'demo', '--src', join(ROOT, 'fixtures/demo/demo-src.zip'), '--yes'], { stdio: 'pipe' });
-  const path = join(dir, 'model.insights.jsonl');
-  const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
-  const customer = lines.find((l) => l.id === CUSTOMER);
-  assert.ok(customer, 'the demo explains Customer');
-  customer.block.name = `Customer ${MARKUP}`;
-  customer.block.description = `${MARKUP} A rider.`;
-  customer.block.fields[0].type = MARKUP;
-  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  return path;
+  let found = false;
+  const { sidecar } = demoSidecar(CLI, (block, id) => {
+    if (id !== CUSTOMER) return;
+    found = true;
+    block.name = `Customer ${MARKUP}`;
+    block.description = `${MARKUP} A rider.`;
+    block.fields[0].type = MARKUP;
+  });
+  assert.ok(found, 'the demo explains Customer');
+  return sidecar;
 }
 
 /** The demo's source folder with markup in a line of setNickname's body (lines stay where they were). */

@@ -37,12 +37,12 @@ test('the tabs follow the ARIA tabs pattern and wait for a model', async () => {
   try {
     await workerReady(page);
     const tabs = page.locator('[role="tablist"] [role="tab"]');
-    assert.equal(await tabs.count(), 5);
+    assert.equal(await tabs.count(), 6);
     assert.equal(await page.getAttribute('#tab-explain', 'aria-selected'), 'true');
     assert.equal(await page.getAttribute('#tab-explain', 'aria-controls'), 'panel-explain');
     assert.equal(await page.getAttribute('#panel-explain', 'role'), 'tabpanel');
     // No model yet: only Explain can be opened.
-    for (const id of ['#tab-navigate', '#tab-graph', '#tab-cycles', '#tab-explore']) {
+    for (const id of ['#tab-navigate', '#tab-graph', '#tab-cycles', '#tab-explore', '#tab-domain']) {
       assert.ok(await page.locator(id).isDisabled(), id);
       assert.equal(await page.getAttribute(id, 'tabindex'), '-1');
     }
@@ -57,7 +57,7 @@ test('the tabs follow the ARIA tabs pattern and wait for a model', async () => {
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'tab-navigate');
     await page.locator('#panel-navigate[role="tabpanel"]').waitFor();
     await page.keyboard.press('End');
-    assert.equal(await page.getAttribute('#tab-explore', 'aria-selected'), 'true');
+    assert.equal(await page.getAttribute('#tab-domain', 'aria-selected'), 'true');
     await page.keyboard.press('ArrowRight');
     assert.equal(await page.getAttribute('#tab-explain', 'aria-selected'), 'true');
     assert.deepEqual(problems, []);

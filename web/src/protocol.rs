@@ -276,9 +276,12 @@ pub struct TextHitView {
     pub node: Option<u32>,
 }
 
-/// Worker -> Page.
+/// Worker -> Page, externally tagged: `{ "<kind>": { … } }`. (An internally
+/// tagged enum makes the deserializer buffer every message into serde's
+/// `Content` first, and that code alone was a fifth of the page's wasm; the
+/// page deserializes these, the Worker only writes them.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// The worker is running; sent unasked at start-up and as the answer to
     /// [`ToWorker::Hello`].

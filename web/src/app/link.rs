@@ -24,13 +24,13 @@ pub fn spawn(ui: Ui) -> Result<(), String> {
         let data = ev.data();
         match wire::from_js::<FromWorker>(data.clone()) {
             Ok(FromWorker::StoreFile { name }) => {
-                if let Ok(bytes) = js_sys::Reflect::get(&data, &"bytes".into()) {
+                if let Some(bytes) = beside(&data, "bytes") {
                     let file = name.trim_start_matches('/').to_owned();
                     download(&file, &bytes, "application/vnd.sqlite3");
                 }
             }
             Ok(FromWorker::DomainZip { name }) => {
-                if let Ok(bytes) = js_sys::Reflect::get(&data, &"bytes".into()) {
+                if let Some(bytes) = beside(&data, "bytes") {
                     download(&name, &bytes, "application/zip");
                     ui.notice.set(Some(format!(
                         "{name} downloaded: the same Markdown as `codegraph-insights domain --format md`"
@@ -62,6 +62,12 @@ pub fn spawn(ui: Ui) -> Result<(), String> {
     // Hello covers the case where that announcement raced ahead of us.
     send(&ToWorker::Hello { protocol: PROTOCOL_VERSION });
     Ok(())
+}
+
+/// What travels beside a Worker message under `key` (in its body).
+fn beside(msg: &JsValue, key: &str) -> Option<JsValue> {
+    let body = wire::body(msg)?;
+    js_sys::Reflect::get(&body, &key.into()).ok().filter(|v| !v.is_undefined())
 }
 
 /// Posts `msg` with `extra` (a `File`, an array of them) set beside it.

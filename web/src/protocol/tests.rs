@@ -4,9 +4,9 @@ use super::*;
 fn messages_have_a_type_tag() {
     let json = serde_json::to_value(ToWorker::Hello { protocol: 1 }).unwrap();
     assert_eq!(json, serde_json::json!({"type": "hello", "protocol": 1}));
+    // The Worker's messages are externally tagged: `{ "<kind>": { … } }`.
     let json = serde_json::to_value(FromWorker::ready()).unwrap();
-    assert_eq!(json["type"], "ready");
-    assert_eq!(json["version"], APP_VERSION);
+    assert_eq!(json, serde_json::json!({"ready": {"version": APP_VERSION, "protocol": PROTOCOL_VERSION}}));
     let json = serde_json::to_value(ToWorker::Plan { settings: PlanSettings::default() }).unwrap();
     assert_eq!(json["type"], "plan");
     assert_eq!(json["settings"]["depth"], 1);
@@ -278,7 +278,7 @@ fn cycle_messages_have_their_wire_names() {
     let json = serde_json::to_value(ToWorker::CycleRows { offset: 0, limit: 120 }).unwrap();
     assert_eq!(json, serde_json::json!({"type": "cycle_rows", "offset": 0, "limit": 120}));
     let json = serde_json::to_value(FromWorker::NavPreparing { what: "navigator".into() }).unwrap();
-    assert_eq!(json, serde_json::json!({"type": "nav_preparing", "what": "navigator"}));
+    assert_eq!(json, serde_json::json!({"nav_preparing": {"what": "navigator"}}));
     let row = serde_json::to_value(crate::cycles::CycleRow::NoCycle { level: "module".into() }).unwrap();
     assert_eq!(row, serde_json::json!({"row": "no_cycle", "level": "module"}));
 }

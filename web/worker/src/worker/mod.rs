@@ -203,7 +203,9 @@ fn post(msg: &FromWorker) {
 fn post_with(msg: &FromWorker, extra: Option<(&str, JsValue)>) {
     let sent = wire::to_js(msg).and_then(|v| {
         if let Some((k, x)) = &extra {
-            js_sys::Reflect::set(&v, &JsValue::from_str(k), x).map_err(|e| js_text(&e))?;
+            // In the message's body: the message is `{ "<kind>": body }`.
+            let body = wire::body(&v).ok_or_else(|| "a message without a body".to_owned())?;
+            js_sys::Reflect::set(&body, &JsValue::from_str(k), x).map_err(|e| js_text(&e))?;
         }
         scope().post_message(&v).map_err(|e| js_text(&e))
     });
@@ -213,11 +215,7 @@ fn post_with(msg: &FromWorker, extra: Option<(&str, JsValue)>) {
 }
 
 fn kind_of(msg: &FromWorker) -> String {
-    wire::to_js(msg)
-        .ok()
-        .and_then(|v| js_sys::Reflect::get(&v, &"type".into()).ok())
-        .and_then(|t| t.as_string())
-        .unwrap_or_default()
+    wire::to_js(msg).ok().and_then(|v| wire::kind(&v)).unwrap_or_default()
 }
 
 fn js_text(v: &JsValue) -> String {
