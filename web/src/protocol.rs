@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SUGGESTIONS: usize = 20;
 
 /// Bumped whenever a message changes shape; page and worker must agree.
-pub const PROTOCOL_VERSION: u32 = 9;
+pub const PROTOCOL_VERSION: u32 = 10;
 
 /// The crate version, shown by the page once the worker has answered.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
