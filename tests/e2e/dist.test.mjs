@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { launch, need } from './browser.mjs';
 import { open, shot, finished } from './app.mjs';
 
-const DIST = need('E2E_DIST_URL');
+// The suite's page is the dist folder under /sub/path/ (`cargo xtask test`).
+const DIST = need('E2E_BASE_URL');
 
 let browser;
 before(async () => {

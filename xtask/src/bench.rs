@@ -345,8 +345,7 @@ impl ServedModel {
         if std::fs::hard_link(model, &served).is_err() {
             std::fs::copy(model, &served).map_err(|e| format!("copy {}: {e}", model.display()))?;
         }
-        let headers = std::fs::read_to_string(site.join("_headers")).map_err(|e| format!("_headers: {e}"))?;
-        let server = crate::serve::StaticServer::start_with(&site, 0, crate::dist::parse_headers(&headers))?;
+        let server = crate::dist::serve(&site, &site)?;
         Ok(ServedModel { server, site, files })
     }
 }

@@ -124,6 +124,15 @@ pub fn headers(base: &str) -> String {
     )
 }
 
+/// Serves `root` on a free loopback port as a static host serves a built
+/// folder: the `_headers` of the page (in `page`, under `root`) on every
+/// answer.
+pub fn serve(root: &Path, page: &Path) -> crate::Result<crate::serve::StaticServer> {
+    let file = page.join("_headers");
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    crate::serve::StaticServer::start_with(root, 0, parse_headers(&text))
+}
+
 /// The headers of a `_headers` text, in order (every path pattern's).
 pub fn parse_headers(text: &str) -> Vec<(String, String)> {
     text.lines()

@@ -185,11 +185,9 @@ fn build_site_and_cli() -> crate::Result<PathBuf> {
     Ok(site)
 }
 
-/// The site served as a host serves it: the page's `_headers` on every answer.
+/// The site served as a host serves it (`dist::serve`), and the page's URL.
 fn serve_site(site: &std::path::Path) -> crate::Result<(StaticServer, String)> {
-    let page = site.join(SITE_BASE.trim_matches('/'));
-    let headers = std::fs::read_to_string(page.join("_headers")).map_err(|e| format!("_headers: {e}"))?;
-    let server = StaticServer::start_with(site, 0, crate::dist::parse_headers(&headers))?;
+    let server = crate::dist::serve(site, &site.join(SITE_BASE.trim_matches('/')))?;
     let url = format!("{}{}", server.url(), SITE_BASE.trim_start_matches('/'));
     Ok((server, url))
 }
@@ -249,7 +247,6 @@ fn e2e() -> crate::Result {
         node_test()
             .arg(e2e_dir())
             .env("E2E_BASE_URL", &url)
-            .env("E2E_DIST_URL", &url)
             .env("E2E_DIST_DIR", site.join(SITE_BASE.trim_matches('/')))
             .env("E2E_MOCK_SLOW_URL", slow.url())
             .env("E2E_MOCK_402_URL", broke.url())

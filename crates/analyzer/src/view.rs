@@ -88,6 +88,14 @@ impl View {
         }
     }
 
+    /// The view a descriptor's `filters` name, as far as the command-line
+    /// flags can make it (`internalOnly`, `declaredOnly`): what a side-car
+    /// header records of the run that wrote it.
+    pub fn from_filters<S: AsRef<str>>(filters: &[S]) -> View {
+        let has = |name: &str| filters.iter().any(|f| f.as_ref() == name);
+        View::from_flags(has("internalOnly"), has("declaredOnly"))
+    }
+
     /// The view from the command-line flags `--internal-only` / `--declared-only`.
     pub fn from_flags(internal_only: bool, declared_only: bool) -> View {
         let mut parts = Vec::new();

@@ -285,4 +285,8 @@ fn view_descriptors() {
     let p = View::provenance_only(&[Provenance::Derived, Provenance::Declared]);
     assert_eq!(p.descriptor().name, "provenance:declared,derived");
     assert_eq!(View::from_flags(true, true), v);
+    // A header's filters give the view back.
+    assert_eq!(View::from_filters(&v.descriptor().filters), v);
+    assert_eq!(View::from_filters(&View::declared_only().descriptor().filters), View::declared_only());
+    assert_eq!(View::from_filters::<String>(&[]), View::all());
 }

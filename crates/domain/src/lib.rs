@@ -105,8 +105,20 @@ pub enum Status {
     Unexplained,
 }
 
+impl Status {
+    /// As the Markdown and the page write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Explained => "explained",
+            Status::Stale => "stale",
+            Status::Failed => "failed",
+            Status::Unexplained => "not explained",
+        }
+    }
+}
+
 /// A bounded context.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Context {
     /// Unique, made of `[a-z0-9-]` (a file name and an anchor).
@@ -475,27 +487,7 @@ pub fn domain_view(inputs: &Inputs<'_>) -> DomainView {
         .zip(members)
         .map(|(k, modules)| {
             let (spellings, hinted) = &named[k];
-            let hinted = *hinted;
-            Context {
-                key: String::new(),
-                name: spellings.best(),
-                hinted,
-                modules,
-                aggregates: Vec::new(),
-                entities: Vec::new(),
-                value_types: Vec::new(),
-                repositories: Vec::new(),
-                services: Vec::new(),
-                events: Vec::new(),
-                other: Vec::new(),
-                state_machines: Vec::new(),
-                commands: Vec::new(),
-                emits: Vec::new(),
-                handles: Vec::new(),
-                terms: Vec::new(),
-                unexplained: Vec::new(),
-                coverage: Coverage::default(),
-            }
+            Context { name: spellings.best(), hinted: *hinted, modules, ..Context::default() }
         })
         .collect();
     let mut used_keys: HashSet<String> = HashSet::new();

@@ -12,8 +12,16 @@
 //! (`c0`, `t1`, `s2`). Every diagram parses and renders with Mermaid 12 in
 //! `securityLevel: 'strict'` (tests/e2e/domain-markdown.test.mjs).
 
-use crate::{Aggregate, Concept, Context, DomainView, Status, Tally};
+use crate::{Aggregate, Concept, Context, DomainView, Tally};
 use std::fmt::Write;
+
+/// The folder the files go in for a model file: `model.jsonl` →
+/// `model.domain` (the CLI's default `--out-dir`, the page's zip).
+pub fn folder_for(model_file: &str) -> String {
+    let stem = model_file.strip_suffix(".jsonl").filter(|s| !s.is_empty()).unwrap_or(model_file);
+    let stem = if stem.is_empty() { "model" } else { stem };
+    format!("{stem}.domain")
+}
 
 /// The files of the view: `(file name, Markdown)`, `index.md` first.
 pub fn files(view: &DomainView) -> Vec<(String, String)> {
@@ -93,15 +101,6 @@ fn tally(t: &Tally, what: &str) -> String {
         write!(s, ", {} not explained yet", t.unexplained).unwrap();
     }
     s
-}
-
-fn status(s: Status) -> &'static str {
-    match s {
-        Status::Explained => "explained",
-        Status::Stale => "stale",
-        Status::Failed => "failed",
-        Status::Unexplained => "not explained",
-    }
 }
 
 /// The context map as a Mermaid `flowchart`.
@@ -211,9 +210,8 @@ fn concept_line(c: &Concept) -> String {
     if let Some(k) = &c.event_kind {
         write!(s, " ({})", text(k)).unwrap();
     }
-    if c.concept != insights::vocab::DomainConcept::Aggregate
-        && !matches!(c.concept, insights::vocab::DomainConcept::Entity | insights::vocab::DomainConcept::ValueType)
-    {
+    use insights::vocab::DomainConcept::{Aggregate, Entity, ValueType};
+    if !matches!(c.concept, Aggregate | Entity | ValueType) {
         write!(s, " — {}", text(c.concept.as_str())).unwrap();
     }
     write!(s, ", confidence {:.2}", c.confidence).unwrap();
@@ -310,7 +308,7 @@ fn context(view: &DomainView, c: &Context) -> String {
     for m in &c.modules {
         let conf = m.confidence.map(|x| format!(", confidence {x:.2}")).unwrap_or_default();
         let why = m.rationale.as_deref().map(|r| format!(": {}", text(r))).unwrap_or_default();
-        writeln!(o, "- {} ({}{conf}){why}", code(&m.id), status(m.status)).unwrap();
+        writeln!(o, "- {} ({}{conf}){why}", code(&m.id), m.status.as_str()).unwrap();
     }
     for a in &c.aggregates {
         writeln!(o, "\n## Aggregate {}\n", text(&a.root.name)).unwrap();
@@ -375,7 +373,7 @@ fn context(view: &DomainView, c: &Context) -> String {
     if !c.unexplained.is_empty() {
         o.push_str("\n## Not explained\n\n");
         for u in &c.unexplained {
-            writeln!(o, "- {} {} ({})", u.level.as_str(), code(&u.id), status(u.status)).unwrap();
+            writeln!(o, "- {} {} ({})", u.level.as_str(), code(&u.id), u.status.as_str()).unwrap();
         }
     }
     o

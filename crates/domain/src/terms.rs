@@ -114,7 +114,7 @@ pub(crate) fn glossary(
     for (u, &(id, at)) in units.iter().enumerate() {
         let Some(block) = book.block(id) else { continue };
         for t in listed(id) {
-            if let Some(e) = entry(t, &mut entries) {
+            if let Some(&e) = by_key.get(&normal(t)) {
                 entries[e].named_by(u as u32, at);
             }
         }

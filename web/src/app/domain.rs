@@ -10,7 +10,7 @@ use super::graph::GraphCanvas;
 use super::link::send;
 use super::state::{Tab, Ui};
 use crate::protocol::{DomainShown, NavTarget, ToWorker};
-use domain::{Concept, Context, DomainView, Status};
+use domain::{Concept, Context, DomainView};
 use leptos::prelude::*;
 
 /// Terms listed at once (the filter reaches the others).
@@ -79,15 +79,6 @@ fn unit(ui: Ui, name: String, id: String) -> impl IntoView {
 fn simple(id: &str) -> String {
     let tail = id.rsplit('/').next().unwrap_or(id);
     tail.to_owned()
-}
-
-fn status_text(s: Status) -> &'static str {
-    match s {
-        Status::Explained => "explained",
-        Status::Stale => "stale",
-        Status::Failed => "failed",
-        Status::Unexplained => "not explained yet",
-    }
 }
 
 fn concept_item(ui: Ui, c: &Concept) -> impl IntoView {
@@ -191,7 +182,7 @@ fn ContextCard(context: Context) -> impl IntoView {
                 {c.modules.iter().map(|m| view! {
                     <li>
                         {unit(ui, m.name.clone(), m.id.clone())}
-                        <span class="hint">{format!(" {}", status_text(m.status))}{m.confidence.map(|x| format!(" · confidence {x:.2}"))}</span>
+                        <span class="hint">{format!(" {}", m.status.as_str())}{m.confidence.map(|x| format!(" · confidence {x:.2}"))}</span>
                         {m.rationale.clone().map(|r| view! { <span class="rationale">{format!(" — {r}")}</span> })}
                     </li>
                 }).collect::<Vec<_>>()}
@@ -245,7 +236,7 @@ fn ContextCard(context: Context) -> impl IntoView {
                 <details class="unexplained">
                     <summary>{format!("{} type(s) and module(s) with no explanation to show", c.unexplained.len())}</summary>
                     <ul>{c.unexplained.iter().map(|u| view! {
-                        <li data-status=status_text(u.status)>{unit(ui, simple(&u.id), u.id.clone())}{format!(" {} · {}", u.level.as_str(), status_text(u.status))}</li>
+                        <li data-status=u.status.as_str()>{unit(ui, simple(&u.id), u.id.clone())}{format!(" {} · {}", u.level.as_str(), u.status.as_str())}</li>
                     }).collect::<Vec<_>>()}</ul>
                 </details>
             })}

@@ -102,7 +102,6 @@ fn the_domain_view_crosses_to_the_page_whole() {
         key: "ordering".into(),
         name: "Ordering".into(),
         hinted: true,
-        modules: vec![],
         aggregates: vec![domain::Aggregate {
             root: concept.clone(),
             entities: vec![],
@@ -110,22 +109,13 @@ fn the_domain_view_crosses_to_the_page_whole() {
             relations: vec![],
         }],
         entities: vec![concept],
-        value_types: vec![],
-        repositories: vec![],
-        services: vec![],
-        events: vec![],
-        other: vec![],
-        state_machines: vec![],
-        commands: vec![],
-        emits: vec![],
-        handles: vec![],
         terms: vec!["Order".into()],
         unexplained: vec![domain::UnitRef {
             id: "java:p/Line".into(),
             level: insights::vocab::Level::Type,
             status: domain::Status::Unexplained,
         }],
-        coverage: Default::default(),
+        ..Default::default()
     });
     let boxes = [navigator::Boxed {
         id: "ordering".into(),

@@ -67,9 +67,8 @@ pub struct DomainArgs {
 
 /// `<model stem>.domain` beside the model: `a/model.jsonl` → `a/model.domain`.
 pub fn default_out_dir(model: &Path) -> PathBuf {
-    let name = model.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model".to_owned());
-    let stem = name.strip_suffix(".jsonl").filter(|s| !s.is_empty()).unwrap_or(&name);
-    model.with_file_name(format!("{stem}.domain"))
+    let name = model.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    model.with_file_name(domain::markdown::folder_for(&name))
 }
 
 /// The explanations: the store named, else the store or side-car of the model.
@@ -121,16 +120,9 @@ pub fn run(args: DomainArgs) -> Result<(), Failure> {
     let existing = existing(&args)?;
     let header = existing.header()?;
     // The view the records were made in (their units), as explore builds it.
-    let view = match &header {
-        Some(h) => {
-            let f = &h.source.view.filters;
-            analyzer::view::View::from_flags(
-                f.iter().any(|x| x == "internalOnly"),
-                f.iter().any(|x| x == "declaredOnly"),
-            )
-        }
-        None => analyzer::view::View::all(),
-    };
+    let view = header
+        .as_ref()
+        .map_or_else(analyzer::view::View::all, |h| analyzer::view::View::from_filters(&h.source.view.filters));
     let corpus = insights::units::Corpus::build(&m, view, None)
         .map_err(|e| Failure::Usage(format!("{}: {e}", args.model.display())))?;
     let probe = corpus.probe_file();

@@ -100,11 +100,7 @@ pub fn run(args: ExploreArgs) -> Result<(), Failure> {
     // The corpus is needed to check explanations against the current plan.
     let corpus = match &header {
         Some(h) if existing.found() => {
-            let f = &h.source.view.filters;
-            let view = analyzer::view::View::from_flags(
-                f.iter().any(|x| x == "internalOnly"),
-                f.iter().any(|x| x == "declaredOnly"),
-            );
+            let view = analyzer::view::View::from_filters(&h.source.view.filters);
             Some(
                 insights::units::Corpus::build(&m, view, None)
                     .map_err(|e| Failure::Usage(format!("{}: {e}", args.model.display())))?,

@@ -67,9 +67,7 @@ pub(super) fn domain_zip() -> Result<(), WorkerError> {
     use std::io::Write as _;
     let (view, _) = build(&mut Vec::new())?;
     let (_, name) = loaded()?;
-    let file = name.rsplit('/').next().unwrap_or(&name);
-    let stem = file.strip_suffix(".jsonl").unwrap_or(file);
-    let folder = format!("{stem}.domain");
+    let folder = ::domain::markdown::folder_for(name.rsplit('/').next().unwrap_or(&name));
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     for (file, text) in ::domain::markdown::files(&view) {
