@@ -1,5 +1,6 @@
 //! The store as a record book (docs/formats/store.md §7, `StoreBook`):
-//! fingerprints read once, summaries looked up the first time and memoized,
+//! fingerprints read once, summaries looked up the first time and memoized
+//! (all of them in one scan once a plan has asked for [`BULK_AFTER`]),
 //! `put` committing a whole unit.
 
 use std::cell::{Cell, RefCell};
@@ -11,12 +12,21 @@ use insights::run::RecordBook;
 
 use crate::{RunHandle, Store, StoreError};
 
+/// Single summary lookups after which the book reads every summary in one
+/// table scan: a plan of a few units asks for a few (one query each), a
+/// plan of a large store asks for thousands, which one scan reads for the
+/// cost of about a hundred single lookups (docs/benchmarks.md "Store on
+/// OPFS").
+pub const BULK_AFTER: usize = 256;
+
 /// A record book over a store.
 pub struct StoreBook<'s> {
     store: &'s Store,
     fingerprints: HashMap<String, String>,
     summaries: RefCell<HashMap<String, Option<RecordSummary>>>,
     summary_reads: Cell<usize>,
+    /// Every summary is in `summaries` (read in one scan).
+    all_read: Cell<bool>,
     run: Option<RunHandle>,
 }
 
@@ -28,6 +38,7 @@ impl<'s> StoreBook<'s> {
             store,
             summaries: RefCell::new(HashMap::new()),
             summary_reads: Cell::new(0),
+            all_read: Cell::new(false),
             run: None,
         })
     }
@@ -46,7 +57,8 @@ impl<'s> StoreBook<'s> {
         self.store
     }
 
-    /// Summary lookups that reached the database (not the memo).
+    /// Summary lookups that reached the database (not the memo); the scan
+    /// of them all counts one.
     pub fn summary_reads(&self) -> usize {
         self.summary_reads.get()
     }
@@ -57,7 +69,20 @@ impl<'s> StoreBook<'s> {
         if let Some(s) = self.summaries.borrow().get(id) {
             return s.clone();
         }
+        if self.all_read.get() {
+            return None;
+        }
         self.summary_reads.set(self.summary_reads.get() + 1);
+        if self.summary_reads.get() > BULK_AFTER {
+            if let Ok(all) = self.store.summaries() {
+                let mut memo = self.summaries.borrow_mut();
+                // What this book committed is in the scan too; what it
+                // memoized as missing stays missing unless the scan has it.
+                memo.extend(all.into_iter().map(|(id, s)| (id, Some(s))));
+                self.all_read.set(true);
+                return memo.get(id).cloned().flatten();
+            }
+        }
         let found = self.store.summary(id).ok()?;
         self.summaries.borrow_mut().insert(id.to_owned(), found.clone());
         found

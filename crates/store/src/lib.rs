@@ -49,7 +49,7 @@ mod search;
 mod session;
 mod store;
 
-pub use book::StoreBook;
+pub use book::{StoreBook, BULK_AFTER};
 pub use error::StoreError;
 #[cfg(not(target_arch = "wasm32"))]
 pub use lock::lock_path_for;

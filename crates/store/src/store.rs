@@ -307,29 +307,23 @@ impl Store {
         let op = "reading a summary";
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT level, block -> '$.description', block -> '$.owner', block -> '$.concept', \
-                 block -> '$.boundedContextHint.name' FROM insight WHERE id = ?1",
-            )
+            .prepare_cached(&format!("SELECT {SUMMARY_PARTS} FROM insight WHERE id = ?1"))
             .map_err(self.sql(op))?;
-        stmt.query_row([id], |r| {
-            let level: i64 = r.get(0)?;
-            let parts: [Option<String>; 4] = [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?];
-            Ok((level, parts))
-        })
-        .optional()
-        .map_err(self.sql(op))
-        .map(|found| {
-            found.map(|(level, [description, owner, concept, context])| RecordSummary {
-                description: json_string(description.as_deref()).unwrap_or_default(),
-                concept: concept_label(
-                    level,
-                    json_string(owner.as_deref()),
-                    json_string(concept.as_deref()),
-                    json_string(context.as_deref()),
-                ),
+        stmt.query_row([id], summary_parts).optional().map_err(self.sql(op)).map(|found| found.map(summary_of))
+    }
+
+    /// [`Store::summary`] of every record, in one table scan (id → summary).
+    pub fn summaries(&self) -> Result<HashMap<String, RecordSummary>, StoreError> {
+        let op = "reading summaries";
+        let mut stmt = self.conn.prepare(&format!("SELECT id, {SUMMARY_PARTS} FROM insight")).map_err(self.sql(op))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let id: String = r.get(0)?;
+                let parts = summary_parts_at(r, 1)?;
+                Ok((id, summary_of(parts)))
             })
-        })
+            .map_err(self.sql(op))?;
+        rows.collect::<Result<HashMap<_, _>, _>>().map_err(self.sql(op))
     }
 
     /// The records that exist among `ids`, side-car order; read in chunks of
@@ -780,6 +774,32 @@ pub(crate) fn concept_label(
         concept.as_deref(),
         context.as_deref(),
     )
+}
+
+/// The columns [`Store::summary`] projects of a block.
+const SUMMARY_PARTS: &str = "level, block -> '$.description', block -> '$.owner', block -> '$.concept', \
+     block -> '$.boundedContextHint.name'";
+
+type SummaryParts = (i64, [Option<String>; 4]);
+
+fn summary_parts(r: &rusqlite::Row<'_>) -> rusqlite::Result<SummaryParts> {
+    summary_parts_at(r, 0)
+}
+
+fn summary_parts_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<SummaryParts> {
+    Ok((r.get(at)?, [r.get(at + 1)?, r.get(at + 2)?, r.get(at + 3)?, r.get(at + 4)?]))
+}
+
+fn summary_of((level, [description, owner, concept, context]): SummaryParts) -> RecordSummary {
+    RecordSummary {
+        description: json_string(description.as_deref()).unwrap_or_default(),
+        concept: concept_label(
+            level,
+            json_string(owner.as_deref()),
+            json_string(concept.as_deref()),
+            json_string(context.as_deref()),
+        ),
+    }
 }
 
 /// `{"<model>":"<mode>",…}`, or `None` for no mode.

@@ -9,7 +9,7 @@ use insights::records::{RecordSource, RecordSummary};
 use insights::run::RecordBook;
 use insights::sidecar::synth;
 use insights::vocab::{DomainConcept, Level, OperationOwner};
-use store::{BeginRun, FinishRun, InsightAnswer, Query, Store, StoreBook, StoreError};
+use store::{BeginRun, FinishRun, InsightAnswer, Query, Store, StoreBook, StoreError, BULK_AFTER};
 
 fn begin(s: &Store) -> store::RunHandle {
     s.begin_run(&BeginRun { header: header(), started_at: "2025-06-01T11:00:00.000Z".into(), pid: None }).unwrap()
@@ -230,6 +230,27 @@ fn store_book_reads_fingerprints_once_and_memoizes_summaries() {
 }
 
 #[test]
+fn a_book_asked_for_many_summaries_reads_them_all_in_one_scan() {
+    let dir = TempDir::new("bulk");
+    let s = Store::open_writer(dir.path("s.db")).unwrap();
+    let sidecar = synth::synthetic(BULK_AFTER * 2, 5);
+    s.import(&sidecar).unwrap();
+    let mut book = StoreBook::new(&s).unwrap();
+    for (i, r) in sidecar.records.iter().enumerate() {
+        assert_eq!(book.summary(&r.id), Some(RecordSummary::of(r)), "{}", r.id);
+        assert_eq!(book.summary_reads(), (i + 1).min(BULK_AFTER + 1), "one query each, then one scan");
+    }
+    assert_eq!(book.summary("nope"), None);
+    // What the book commits after the scan is what it quotes.
+    let run = begin(&s);
+    book.begin(run);
+    let first = &sidecar.records[0].id;
+    book.put(first, &[op(first, OperationOwner::Repository, "Replaced.")]).unwrap();
+    assert_eq!(book.summary(first).unwrap().description, "Replaced.");
+    assert_eq!(book.summary_reads(), BULK_AFTER + 1);
+}
+
+#[test]
 fn the_sql_summary_equals_the_in_code_summary() {
     let dir = TempDir::new("summaries");
     let s = Store::open_writer(dir.path("s.db")).unwrap();
@@ -239,6 +260,11 @@ fn the_sql_summary_equals_the_in_code_summary() {
         for r in &sidecar.records {
             let want = RecordSummary::of(r);
             assert_eq!(s.summary(&r.id).unwrap(), Some(want), "{}", r.id);
+        }
+        let all = s.summaries().unwrap();
+        assert_eq!(all.len(), sidecar.records.len());
+        for r in &sidecar.records {
+            assert_eq!(all.get(&r.id), Some(&RecordSummary::of(r)), "{}", r.id);
         }
         let rows = s.query(&Query::default()).unwrap();
         for (row, r) in rows.iter().zip(&sidecar.records) {
