@@ -1,7 +1,7 @@
 // Shared by the browser benchmarks (tests/bench/*.mjs, run by `cargo xtask
 // bench …`): the instrumentation installed before the page's scripts run, and
 // waiting for the page's status elements.
-export { launch, BASE_URL } from '../e2e/browser.mjs';
+export { launch, launchProfile, BASE_URL } from '../e2e/browser.mjs';
 
 /**
  * Installs, in every page of `target` (a page or a browser context) before

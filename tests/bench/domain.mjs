@@ -1,22 +1,27 @@
 // `cargo xtask bench domain` (browser part), one run per invocation; prints
 // one JSON line.
 //
-//   node tests/bench/domain.mjs MODEL_PATH SIDECAR_FILE RECORDS TIMEOUT_SECONDS
+//   node tests/bench/domain.mjs MODEL_PATH SIDECAR_FILE RECORDS TIMEOUT_SECONDS [profile|private]
 //
+// `profile` (the default): a browser with a fresh profile on disk, as a
+// person's is; `private`: an off-the-record context (a private window),
+// where OPFS lives in memory behind a slower call.
 // A fresh browser opens ?model=MODEL_PATH&plan=1 (the hosted page), imports
 // SIDECAR_FILE (RECORDS records) through the Keep card's picker, then opens
 // the Domain tab: from the click until the coverage line is in the DOM, with
 // the Worker's own figure for building the view (#domain-coverage
 // [data-millis]: facts, records, view and the map's layout).
-import { launch, BASE_URL } from './common.mjs';
+import { launch, launchProfile, BASE_URL } from './common.mjs';
 
-const [modelPath, sidecar, records, timeoutSeconds] = process.argv.slice(2);
+const [modelPath, sidecar, records, timeoutSeconds, mode = 'profile'] = process.argv.slice(2);
+if (!['profile', 'private'].includes(mode)) throw new Error(`mode ${mode}: profile or private`);
 if (!modelPath || !sidecar || !records) throw new Error('usage: domain.mjs MODEL_PATH SIDECAR_FILE RECORDS TIMEOUT_SECONDS');
 const timeout = Number(timeoutSeconds ?? 600) * 1000;
 
-const browser = await launch();
+const browser = mode === 'profile' ? await launchProfile() : await launch();
 try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1400, height: 900 });
   const problems = [];
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   await page.goto(new URL(`?model=${encodeURIComponent(modelPath)}&plan=1`, BASE_URL).href);
@@ -41,7 +46,7 @@ try {
   const figures = await coverage.evaluate((p) => ({ ...p.dataset, text: p.textContent }));
   const boxes = await page.locator('#domain-map .gnode.context[data-node]').count();
   const leftOut = await page.locator('#graph-left-out').textContent().catch(() => null);
-  console.log(JSON.stringify({ importMs, shownMs, workerMs: Number(figures.millis), figures, boxes, leftOut, problems }));
+  console.log(JSON.stringify({ mode, importMs, shownMs, workerMs: Number(figures.millis), figures, boxes, leftOut, problems }));
 } finally {
   await browser.close();
 }

@@ -1,7 +1,8 @@
 // Shared set-up for the end-to-end tests: the system Chromium driven by
 // playwright-core (never `npx playwright install`: nothing is downloaded).
 import { chromium } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,6 +37,33 @@ export async function launch() {
     headless: true,
     args: CHROMIUM_ARGS,
   });
+}
+
+/**
+ * A browser with a profile of its own on disk (a temporary one), as a
+ * person's browser is: `launch()`'s contexts are off the record, where
+ * Chromium keeps OPFS in memory and every sync-access-handle call is a
+ * round trip to the browser process (a quarter of a millisecond; reading a
+ * 66 MB store in 8 KB pages there takes 2 s against 13 ms on disk). Returns
+ * the persistent context; closing it removes the profile.
+ */
+export async function launchProfile() {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const dir = mkdtempSync(join(tmpdir(), 'codegraph-insights-profile-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  const close = context.close.bind(context);
+  context.close = async () => {
+    try {
+      await close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  return context;
 }
 
 /** A new page that records console errors and uncaught exceptions. */

@@ -2,6 +2,28 @@
 //! context map laid out for the page, and the view's Markdown as one zip.
 
 use super::*;
+use std::rc::Weak;
+
+thread_local! {
+    /// The facts of the model the view was last built for: the model does
+    /// not change while it is loaded, so the tab opened again (after a run,
+    /// an import) reads only the records again.
+    static FACTS: RefCell<Option<(Weak<model::Model>, Rc<analyzer::facts::DomainFacts>)>> = const { RefCell::new(None) };
+}
+
+/// The loaded model's facts: [`Corpus::build`]'s, built once per model.
+fn facts_of(model: &Rc<model::Model>, name: &str) -> Result<Rc<analyzer::facts::DomainFacts>, WorkerError> {
+    let cached = FACTS.with(|f| {
+        f.borrow().as_ref().filter(|(m, _)| Weak::ptr_eq(m, &Rc::downgrade(model))).map(|(_, facts)| facts.clone())
+    });
+    if let Some(facts) = cached {
+        return Ok(facts);
+    }
+    let corpus = Corpus::build(model, analyzer::view::View::all(), None).map_err(|e| format!("{name}: {e}"))?;
+    let facts = Rc::new(corpus.facts);
+    FACTS.with(|f| *f.borrow_mut() = Some((Rc::downgrade(model), facts.clone())));
+    Ok(facts)
+}
 
 /// The facts of the loaded model, the store's records and failures, and
 /// the stale verdicts of the last plan: the view.
@@ -17,7 +39,7 @@ fn build(phases: &mut Vec<(String, f64)>) -> Result<(::domain::DomainView, Optio
     let Some(store) = store else {
         return Err("no store is open for this model yet: explain it, or import a side-car".into());
     };
-    let corpus = Corpus::build(&model, analyzer::view::View::all(), None).map_err(|e| format!("{name}: {e}"))?;
+    let facts = facts_of(&model, &name)?;
     lap("facts", phases);
     let records = store.scan_records().map_err(|e| e.to_string())?;
     let failures = store.failures().map_err(|e| e.to_string())?;
@@ -28,7 +50,7 @@ fn build(phases: &mut Vec<(String, f64)>) -> Result<(::domain::DomainView, Optio
     });
     let unchecked = (!planned).then(|| "no plan has checked the records against the code yet".to_owned());
     let view = ::domain::domain_view(&::domain::Inputs {
-        facts: &corpus.facts,
+        facts: &facts,
         records: &records,
         failures: &failures,
         stale: &stale,
