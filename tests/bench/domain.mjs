@@ -20,8 +20,10 @@ const timeout = Number(timeoutSeconds ?? 600) * 1000;
 
 const browser = mode === 'profile' ? await launchProfile() : await launch();
 try {
-  const page = await browser.newPage();
-  await page.setViewportSize({ width: 1400, height: 900 });
+  const page =
+    mode === 'profile'
+      ? (browser.pages()[0] ?? (await browser.newPage()))
+      : await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const problems = [];
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
   await page.goto(new URL(`?model=${encodeURIComponent(modelPath)}&plan=1`, BASE_URL).href);

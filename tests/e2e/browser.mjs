@@ -1,8 +1,7 @@
 // Shared set-up for the end-to-end tests: the system Chromium driven by
 // playwright-core (never `npx playwright install`: nothing is downloaded).
 import { chromium } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -40,30 +39,22 @@ export async function launch() {
 }
 
 /**
- * A browser with a profile of its own on disk (a temporary one), as a
- * person's browser is: `launch()`'s contexts are off the record, where
- * Chromium keeps OPFS in memory and every sync-access-handle call is a
- * round trip to the browser process (a quarter of a millisecond; reading a
- * 66 MB store in 8 KB pages there takes 2 s against 13 ms on disk). Returns
- * the persistent context; closing it removes the profile.
+ * A browser with a profile of its own on disk, as a person's browser is:
+ * `launch()`'s contexts are off the record, where Chromium keeps OPFS in
+ * memory and every sync-access-handle call is a round trip to the browser
+ * process (a quarter of a millisecond; reading a 66 MB store in 8 KB pages
+ * there takes 2 s against 13 ms on disk). The profile is a temporary
+ * directory Playwright makes and removes (on close, and when the process
+ * is ended). Returns the persistent context; its first page is open.
  */
-export async function launchProfile() {
+export async function launchProfile({ viewport = { width: 1400, height: 900 } } = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const dir = mkdtempSync(join(tmpdir(), 'codegraph-insights-profile-'));
-  const context = await chromium.launchPersistentContext(dir, {
+  return chromium.launchPersistentContext('', {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
+    viewport,
   });
-  const close = context.close.bind(context);
-  context.close = async () => {
-    try {
-      await close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
-  return context;
 }
 
 /** A new page that records console errors and uncaught exceptions. */

@@ -1,7 +1,7 @@
 //! The store as a record book (docs/formats/store.md §7, `StoreBook`):
 //! fingerprints read once, summaries looked up the first time and memoized
-//! (all of them in one scan once a plan has asked for [`BULK_AFTER`]),
-//! `put` committing a whole unit.
+//! (all of them in one scan once single lookups have cost about what the
+//! scan costs), `put` committing a whole unit.
 
 use std::cell::{Cell, RefCell};
 
@@ -12,11 +12,13 @@ use insights::run::RecordBook;
 
 use crate::{RunHandle, Store, StoreError};
 
-/// Single summary lookups after which the book reads every summary in one
-/// table scan: a plan of a few units asks for a few (one query each), a
-/// plan of a large store asks for thousands, which one scan reads for the
-/// cost of about a hundred single lookups (docs/benchmarks.md "Store on
-/// OPFS").
+/// The fewest single summary lookups after which the book reads every
+/// summary in one table scan; in a store of more than ten times as many
+/// records, a tenth of them. A single lookup costs about what scanning ten
+/// records does (on OPFS, 0.07 ms against 0.007 ms a record:
+/// docs/benchmarks.md "Store on OPFS"), so a plan of a few units makes a
+/// few queries, and a plan of a large store, which quotes thousands, pays
+/// at most about twice what the scan alone would.
 pub const BULK_AFTER: usize = 256;
 
 /// A record book over a store.
@@ -27,6 +29,8 @@ pub struct StoreBook<'s> {
     summary_reads: Cell<usize>,
     /// Every summary is in `summaries` (read in one scan).
     all_read: Cell<bool>,
+    /// The scan was tried (it is tried once; if it fails, single lookups go on).
+    scan_tried: Cell<bool>,
     run: Option<RunHandle>,
 }
 
@@ -39,6 +43,7 @@ impl<'s> StoreBook<'s> {
             summaries: RefCell::new(HashMap::new()),
             summary_reads: Cell::new(0),
             all_read: Cell::new(false),
+            scan_tried: Cell::new(false),
             run: None,
         })
     }
@@ -73,7 +78,8 @@ impl<'s> StoreBook<'s> {
             return None;
         }
         self.summary_reads.set(self.summary_reads.get() + 1);
-        if self.summary_reads.get() > BULK_AFTER {
+        if !self.scan_tried.get() && self.summary_reads.get() > BULK_AFTER.max(self.fingerprints.len() / 10) {
+            self.scan_tried.set(true);
             if let Ok(all) = self.store.summaries() {
                 let mut memo = self.summaries.borrow_mut();
                 // What this book committed is in the scan too; what it

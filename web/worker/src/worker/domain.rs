@@ -11,6 +11,11 @@ thread_local! {
     static FACTS: RefCell<Option<(Weak<model::Model>, Rc<analyzer::facts::DomainFacts>)>> = const { RefCell::new(None) };
 }
 
+/// Drops the kept facts (a new model is being read).
+pub(super) fn forget() {
+    FACTS.with(|f| f.borrow_mut().take());
+}
+
 /// The loaded model's facts: [`Corpus::build`]'s, built once per model.
 fn facts_of(model: &Rc<model::Model>, name: &str) -> Result<Rc<analyzer::facts::DomainFacts>, WorkerError> {
     let cached = FACTS.with(|f| {

@@ -37,6 +37,8 @@ pub(super) async fn read_model(
     name: &str,
     started: f64,
 ) -> Result<(model::Model, ModelSummary), LoadError> {
+    // The facts the Domain tab kept belong to the model being replaced.
+    super::domain::forget();
     let io = |e: JsValue| LoadError { line: 0, rule: "read".into(), text: format!("{name}: {}", js_text(&e)) };
     let mut model_reader = model::ModelReader::new(name);
     let step = total.map_or(4 << 20, |t| (t / 100).max(1 << 20));
