@@ -76,6 +76,17 @@ test('the Domain tab after the demo run: one context per module, every type coun
     assert.ok((await terms.count()) > 0);
     assert.equal(await page.locator('#glossary-terms li.term.conflicting').count(), 0);
     for (const text of await terms.allInnerTexts()) assert.match(text, /not defined by any module/);
+    // Beside the context card the glossary scrolls in its own box, which
+    // the keyboard can reach; the page stays about a screen and a half.
+    const box = await page.locator('#glossary-terms').evaluate((ul) => ({
+      scroll: ul.scrollHeight,
+      client: ul.clientHeight,
+      tab: ul.tabIndex,
+      page: document.documentElement.scrollHeight,
+    }));
+    assert.ok(box.scroll > box.client && box.client <= 0.7 * 900 + 1, JSON.stringify(box));
+    assert.equal(box.tab, 0);
+    assert.ok(box.page < 2 * 900, JSON.stringify(box));
     await shot(page, 'domain-demo');
     assert.deepEqual(problems, []);
   } finally {

@@ -277,7 +277,7 @@ fn Glossary(view: DomainView) -> impl IntoView {
             } else {
                 format!("{count} of {total} term(s)")
             }}</p>
-            <ul id="glossary-terms">
+            <ul id="glossary-terms" tabindex="0" aria-label="Glossary terms">
                 {shown.into_iter().map(|g| {
                     let context_name = context_name.clone();
                     view! {
