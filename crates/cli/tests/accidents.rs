@@ -11,11 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use testkit::{FaultRule, MockConfig, MockProvider};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-insights"));
-    c.env_remove("OPENROUTER_API_KEY").env_remove("CLOUDFLARE_API_TOKEN").env_remove("OPENAI_API_KEY");
-    c
-}
+mod common;
+
+use common::bin;
 
 fn fixture() -> String {
     format!("{}/../../fixtures/upstream-java/model.jsonl", env!("CARGO_MANIFEST_DIR"))

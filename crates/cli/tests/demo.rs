@@ -6,30 +6,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-insights"));
-    c.env_remove("OPENROUTER_API_KEY").env_remove("CLOUDFLARE_API_TOKEN").env_remove("OPENAI_API_KEY");
-    c
-}
+mod common;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn demo(rel: &str) -> String {
-    workspace().join("fixtures/demo").join(rel).display().to_string()
-}
+use common::{bin, demo, workspace};
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cgi-demo-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmp_dir("demo", name)
 }
 
-/// Runs `explain --dry-run --json` with `extra` and returns the plan and stderr.
 fn plan(cwd: &Path, extra: &[&str]) -> (serde_json::Value, String) {
     let out = bin()
         .current_dir(cwd)

@@ -13,46 +13,24 @@
 //! diff (`git diff crates/cli/tests/golden`) before committing it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::{json, Value};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-insights"));
-    c.env_remove("OPENROUTER_API_KEY").env_remove("CLOUDFLARE_API_TOKEN").env_remove("OPENAI_API_KEY");
-    c
-}
+mod common;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn demo(rel: &str) -> String {
-    workspace().join("fixtures/demo").join(rel).display().to_string()
-}
+use common::{bin, demo, ok, text};
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/domain")
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cgi-domain-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).unwrap()
+    common::tmp_dir("domain", name)
 }
 
 fn domain(cwd: &Path, args: &[&str]) -> Output {
     bin().current_dir(cwd).arg("domain").args(args).output().unwrap()
-}
-
-fn ok(out: &Output) -> String {
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    text(&out.stdout)
 }
 
 /// What a hostile answer carries.

@@ -7,41 +7,22 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
+use common::{demo, ok, text};
+
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-insights"));
-    c.env_remove("OPENROUTER_API_KEY")
-        .env_remove("CLOUDFLARE_API_TOKEN")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("CODEGRAPH_EXPLORE_MODE");
+    let mut c = common::bin();
+    c.env_remove("CODEGRAPH_EXPLORE_MODE");
     c
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn demo(rel: &str) -> String {
-    workspace().join("fixtures/demo").join(rel).display().to_string()
-}
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cgi-explore-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).unwrap()
+    common::tmp_dir("explore", name)
 }
 
 fn explore(cwd: &Path, args: &[&str]) -> Output {
     bin().current_dir(cwd).arg("explore").args(args).output().unwrap()
-}
-
-fn ok(out: &Output) -> String {
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    text(&out.stdout)
 }
 
 /// A copy of the demo model in a fresh directory (so a side-car or store can sit beside it).

@@ -7,7 +7,7 @@
 //! says so (never a silent pass).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -20,11 +20,9 @@ fn need(name: &str) -> String {
     })
 }
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-insights"));
-    c.env_remove("OPENROUTER_API_KEY").env_remove("CLOUDFLARE_API_TOKEN").env_remove("OPENAI_API_KEY");
-    c
-}
+mod common;
+
+use common::bin;
 
 fn workdir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("cgi-real-llm-{}-{name}", std::process::id()));

@@ -2,14 +2,12 @@
 //! speaks the chat-completions shape stands in for the provider.
 
 use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use testkit::{FaultRule, MockConfig, MockProvider};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_codegraph-insights"));
-    c.env_remove("OPENROUTER_API_KEY").env_remove("CLOUDFLARE_API_TOKEN").env_remove("OPENAI_API_KEY");
-    c
-}
+mod common;
+
+use common::bin;
 
 fn workdir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("cgi-run-{}-{name}", std::process::id()));
