@@ -49,17 +49,13 @@ fn build(phases: &mut Vec<(String, f64)>) -> Result<(::domain::DomainView, Optio
     let records = store.scan_records().map_err(|e| e.to_string())?;
     let failures = store.failures().map_err(|e| e.to_string())?;
     lap("records", phases);
-    let (stale, planned) = STATE.with(|s| {
+    // The verdicts are read where they are kept, not copied.
+    let (view, planned) = STATE.with(|s| {
         let s = s.borrow();
-        (s.stale.clone(), s.verdict.is_some())
+        let inputs = ::domain::Inputs { facts: &facts, records: &records, failures: &failures, stale: &s.stale };
+        (::domain::domain_view(&inputs), s.verdict.is_some())
     });
     let unchecked = (!planned).then(|| "no plan has checked the records against the code yet".to_owned());
-    let view = ::domain::domain_view(&::domain::Inputs {
-        facts: &facts,
-        records: &records,
-        failures: &failures,
-        stale: &stale,
-    });
     lap("view", phases);
     Ok((view, unchecked))
 }
